@@ -1,0 +1,244 @@
+from django.db import models
+from django.db.models import Count, F, Prefetch, Q
+from django.urls import reverse
+from django.utils import timezone
+from simple_history.models import HistoricalRecords
+from taggit.managers import TaggableManager
+
+from rlscaling.publishing import Publishable, PublishableQuerySet, Status
+
+
+class Vocabulary(models.Model):
+    """An editor-managed term such as a citation role or polarity."""
+
+    name = models.CharField(max_length=60, unique=True)
+    slug = models.SlugField(max_length=60, unique=True)
+    description = models.TextField(blank=True)
+    order = models.PositiveSmallIntegerField(default=0)
+
+    history = HistoricalRecords(inherit=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["order", "name"]
+
+    def __str__(self):
+        return self.name
+
+
+class CitationRole(Vocabulary):
+    """Why a paper is cited: background, method, comparison, extension, ..."""
+
+    class Meta(Vocabulary.Meta):
+        verbose_name = "citation role"
+
+
+class CitationPolarity(Vocabulary):
+    """How the citing paper stands towards the cited one: supporting, contrasting, neutral."""
+
+    class Meta(Vocabulary.Meta):
+        verbose_name = "citation polarity"
+        verbose_name_plural = "citation polarities"
+
+
+class Author(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class PaperQuerySet(PublishableQuerySet):
+    def in_research_index(self):
+        return self.published().filter(in_research_index=True)
+
+    def latest_research(self):
+        """Newest dated papers, for the field guide's "Latest research" section."""
+        return (
+            self.published()
+            .filter(publication_date__isnull=False)
+            .order_by("-publication_date", "-id")
+        )
+
+    def with_authors(self):
+        return self.prefetch_related(
+            Prefetch("authorships", queryset=Authorship.objects.select_related("author"))
+        )
+
+
+class Paper(Publishable):
+    """A paper, report or release note the site tracks, and the hub of who cites it."""
+
+    title = models.CharField(max_length=500)
+    slug = models.SlugField(max_length=200, unique=True)
+    byline = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="First author or organisation, as shown on the research index.",
+    )
+    authors = models.ManyToManyField(Author, through="Authorship", related_name="papers")
+    institution = models.CharField(max_length=200, blank=True)
+    publication_date = models.DateField(null=True, blank=True, db_index=True)
+    arxiv_id = models.CharField(
+        "arXiv id", max_length=32, blank=True, help_text="e.g. 2510.13786 (no version suffix)"
+    )
+    doi = models.CharField("DOI", max_length=200, blank=True)
+    url = models.URLField("URL", max_length=500, blank=True)
+    abstract = models.TextField(blank=True)
+    summary = models.TextField(blank=True, help_text="Original one-paragraph editorial summary.")
+    is_canonical_reference = models.BooleanField(default=False, db_index=True)
+    in_research_index = models.BooleanField(
+        default=True,
+        db_index=True,
+        help_text="List on the research index. Off for papers held only as citation records.",
+    )
+    layers = models.ManyToManyField(
+        "bottlenecks.Layer", blank=True, related_name="papers", help_text="Layers it bears on."
+    )
+    tags = TaggableManager(blank=True)
+
+    objects = PaperQuerySet.as_manager()
+
+    class Meta(Publishable.Meta):
+        ordering = ["-publication_date", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["arxiv_id"], condition=~Q(arxiv_id=""), name="unique_paper_arxiv_id"
+            ),
+            models.UniqueConstraint(fields=["doi"], condition=~Q(doi=""), name="unique_paper_doi"),
+        ]
+
+    def __str__(self):
+        return self.title
+
+    def get_absolute_url(self):
+        return reverse("citations:paper-detail", kwargs={"slug": self.slug})
+
+    @property
+    def arxiv_url(self):
+        return f"https://arxiv.org/abs/{self.arxiv_id}" if self.arxiv_id else ""
+
+    @property
+    def doi_url(self):
+        return f"https://doi.org/{self.doi}" if self.doi else ""
+
+    @property
+    def author_names(self):
+        return [authorship.author.name for authorship in self.authorships.all()]
+
+    def public_citations_received(self):
+        return Citation.objects.public().filter(cited_paper=self)
+
+    def public_citations_made(self):
+        return Citation.objects.public().filter(citing_paper=self)
+
+    def citation_summary(self):
+        """The hub's figures, counted in the database (two GROUP BY queries)."""
+        received = self.public_citations_received()
+        roles = list(
+            received.filter(role__isnull=False)
+            .values(name=F("role__name"), slug=F("role__slug"))
+            .annotate(count=Count("id"))
+            .order_by("-count", "name")
+        )
+        polarities = list(
+            received.filter(polarity__isnull=False)
+            .values(name=F("polarity__name"), slug=F("polarity__slug"))
+            .annotate(count=Count("id"))
+            .order_by("-count", "name")
+        )
+        return CitationSummary(total=received.count(), roles=roles, polarities=polarities)
+
+
+class CitationSummary:
+    """Counts of a paper's citing papers, by role and by polarity, with shares of the classified."""
+
+    def __init__(self, total, roles, polarities):
+        self.total = total
+        self.roles = self._with_shares(roles)
+        self.polarities = self._with_shares(polarities)
+        self.classified = sum(row["count"] for row in roles)
+
+    @staticmethod
+    def _with_shares(rows):
+        classified = sum(row["count"] for row in rows)
+        for row in rows:
+            row["percent"] = round(100 * row["count"] / classified) if classified else 0
+        return rows
+
+    @property
+    def top_role(self):
+        return self.roles[0] if self.roles else None
+
+
+class Authorship(models.Model):
+    paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="authorships")
+    author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="authorships")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["paper", "author"], name="unique_authorship"),
+        ]
+
+    def __str__(self):
+        return f"{self.author} on {self.paper}"
+
+
+class CitationQuerySet(PublishableQuerySet):
+    def public(self):
+        """Published edges whose two papers are both published."""
+        now = timezone.now()
+        return self.published().filter(
+            citing_paper__status=Status.PUBLISHED,
+            citing_paper__published_at__lte=now,
+            cited_paper__status=Status.PUBLISHED,
+            cited_paper__published_at__lte=now,
+        )
+
+
+class Citation(Publishable):
+    """A directed edge: `citing_paper` cites `cited_paper`, in a role, with a polarity."""
+
+    citing_paper = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="citations_made")
+    cited_paper = models.ForeignKey(
+        Paper, on_delete=models.CASCADE, related_name="citations_received"
+    )
+    role = models.ForeignKey(
+        CitationRole, null=True, blank=True, on_delete=models.PROTECT, related_name="citations"
+    )
+    polarity = models.ForeignKey(
+        CitationPolarity,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="citations",
+    )
+    context = models.TextField(blank=True, help_text="The citing sentence, where known.")
+    is_representative = models.BooleanField(
+        default=False, help_text="Show among the hub's representative citing papers."
+    )
+
+    objects = CitationQuerySet.as_manager()
+
+    class Meta(Publishable.Meta):
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["citing_paper", "cited_paper"], name="unique_citation_edge"
+            ),
+            models.CheckConstraint(
+                condition=~Q(citing_paper=F("cited_paper")), name="citation_not_self"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["cited_paper", "role"], name="citation_cited_role"),
+            models.Index(fields=["cited_paper", "polarity"], name="citation_cited_polarity"),
+        ]
+
+    def __str__(self):
+        return f"{self.citing_paper} → {self.cited_paper}"

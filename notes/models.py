@@ -1,0 +1,123 @@
+from django.db import models
+from django.urls import reverse
+from simple_history.models import HistoricalRecords
+from taggit.managers import TaggableManager
+
+from rlscaling.publishing import Publishable, PublishableQuerySet
+
+
+class ResearchNoteQuerySet(PublishableQuerySet):
+    def featured(self):
+        """The notes shown under "Recent evidence", newest first."""
+        return self.published().filter(is_featured=True).order_by("-published_at")
+
+
+class ResearchNote(Publishable):
+    """An editorial note on one paper or several: what it found and why it matters."""
+
+    title = models.CharField(max_length=300)
+    slug = models.SlugField(max_length=200, unique=True)
+    dek = models.TextField("summary", help_text="Standfirst shown on cards and in feeds.")
+    body = models.TextField(blank=True, help_text="Markdown.")
+    why_it_matters = models.TextField(blank=True)
+    caveat = models.TextField(blank=True, help_text='e.g. "work in progress".')
+    is_featured = models.BooleanField(
+        default=False, db_index=True, help_text='Show under "Recent evidence" on the home page.'
+    )
+    papers = models.ManyToManyField("citations.Paper", blank=True, related_name="notes")
+    layers = models.ManyToManyField("bottlenecks.Layer", blank=True, related_name="notes")
+    tags = TaggableManager(blank=True)
+
+    objects = ResearchNoteQuerySet.as_manager()
+
+    class Meta(Publishable.Meta):
+        ordering = ["-published_at", "-id"]
+
+    def __str__(self):
+        return self.title
+
+    def get_absolute_url(self):
+        return reverse("notes:note-detail", kwargs={"slug": self.slug})
+
+
+class ReportedFigure(models.Model):
+    """A number a note reports, such as "2.29×" higher generation throughput."""
+
+    note = models.ForeignKey(ResearchNote, on_delete=models.CASCADE, related_name="figures")
+    value = models.CharField(max_length=30)
+    label = models.CharField(max_length=200)
+    order = models.PositiveSmallIntegerField(default=0)
+
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["order", "id"]
+
+    def __str__(self):
+        return f"{self.value} {self.label}"
+
+
+class CommunityPost(Publishable):
+    """Outside discussion worth reading (e.g. LessWrong posts), linked out, not hosted."""
+
+    title = models.CharField(max_length=300)
+    slug = models.SlugField(max_length=200, unique=True)
+    author = models.CharField(max_length=200)
+    source = models.CharField(max_length=100, default="LessWrong")
+    url = models.URLField("URL", max_length=500)
+    summary = models.TextField()
+    year = models.PositiveSmallIntegerField(null=True, blank=True)
+    order = models.PositiveSmallIntegerField(default=0)
+
+    class Meta(Publishable.Meta):
+        ordering = ["order", "-published_at"]
+
+    def __str__(self):
+        return self.title
+
+
+class Question(Publishable):
+    """A question with its answer: either for AI teams, or a FAQ entry."""
+
+    class Kind(models.TextChoices):
+        TEAM = "team", "Question for AI teams"
+        FAQ = "faq", "Frequently asked question"
+
+    kind = models.CharField(max_length=10, choices=Kind.choices, db_index=True)
+    question = models.CharField(max_length=300)
+    answer = models.TextField()
+    order = models.PositiveSmallIntegerField(default=0)
+
+    class Meta(Publishable.Meta):
+        ordering = ["kind", "order", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "question"], name="unique_question_per_kind")
+        ]
+
+    def __str__(self):
+        return self.question
+
+
+class GuideSection(models.Model):
+    """The editor-written copy of one section of the field guide or index page."""
+
+    key = models.SlugField(max_length=50, unique=True, help_text="Where the section appears.")
+    number = models.CharField(max_length=5, blank=True, help_text='e.g. "01"; blank for none.')
+    eyebrow = models.CharField(max_length=200, blank=True)
+    heading = models.CharField(max_length=300)
+    intro = models.TextField(blank=True)
+    footnote = models.TextField(blank=True, help_text="Closing paragraph, e.g. a caveat.")
+    order = models.PositiveSmallIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["order", "key"]
+
+    def __str__(self):
+        return f"{self.key}: {self.heading}"
+
+    @classmethod
+    def by_key(cls):
+        return {section.key: section for section in cls.objects.all()}

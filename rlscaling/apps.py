@@ -1,0 +1,15 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+class RlscalingConfig(AppConfig):
+    """Site-wide pieces that belong to no domain: home page, feeds, sitemaps, health, demo data."""
+
+    name = "rlscaling"
+    verbose_name = "RL Scaling site"
+
+    def ready(self):
+        from .editors import sync_editors_group
+
+        # After the last app's migrations, when every model permission exists.
+        post_migrate.connect(sync_editors_group, dispatch_uid="rlscaling.sync_editors_group")

@@ -1,0 +1,116 @@
+import factory
+from django.utils import timezone
+
+from bottlenecks.models import Dimension, Layer, LoopStage
+from citations.models import Citation, CitationPolarity, CitationRole, Paper
+from notes.models import CommunityPost, Question, ResearchNote
+from rlscaling.publishing import Status
+
+
+class PublishedFactory(factory.django.DjangoModelFactory):
+    status = Status.PUBLISHED
+    published_at = factory.LazyFunction(lambda: timezone.now() - timezone.timedelta(days=1))
+
+    class Meta:
+        abstract = True
+
+    class Params:
+        draft = factory.Trait(status=Status.DRAFT, published_at=None)
+
+
+class PaperFactory(PublishedFactory):
+    title = factory.Sequence(lambda n: f"Scaling Study {n}")
+    slug = factory.Sequence(lambda n: f"scaling-study-{n}")
+    byline = "Test Lab"
+    institution = "Test University"
+    publication_date = factory.Faker("date_between", start_date="-3y", end_date="-1d")
+    summary = factory.Faker("sentence", nb_words=16)
+    in_research_index = True
+
+    class Meta:
+        model = Paper
+
+
+class CitationRoleFactory(factory.django.DjangoModelFactory):
+    name = factory.Sequence(lambda n: f"Role {n}")
+    slug = factory.Sequence(lambda n: f"role-{n}")
+
+    class Meta:
+        model = CitationRole
+        django_get_or_create = ["slug"]
+
+
+class CitationPolarityFactory(factory.django.DjangoModelFactory):
+    name = factory.Sequence(lambda n: f"Polarity {n}")
+    slug = factory.Sequence(lambda n: f"polarity-{n}")
+
+    class Meta:
+        model = CitationPolarity
+        django_get_or_create = ["slug"]
+
+
+class CitationFactory(PublishedFactory):
+    citing_paper = factory.SubFactory(PaperFactory, in_research_index=False)
+    cited_paper = factory.SubFactory(PaperFactory)
+
+    class Meta:
+        model = Citation
+
+
+class LayerFactory(PublishedFactory):
+    name = factory.Sequence(lambda n: f"Layer {n}")
+    slug = factory.Sequence(lambda n: f"layer-{n}")
+    failure_signal = "Reward rises while downstream tests get worse."
+    diagnostic_question = "What can the policy exploit?"
+    order = factory.Sequence(lambda n: n)
+
+    class Meta:
+        model = Layer
+
+
+class DimensionFactory(PublishedFactory):
+    name = factory.Sequence(lambda n: f"Dimension {n}")
+    slug = factory.Sequence(lambda n: f"dimension-{n}")
+    description = "What the dimension covers."
+
+    class Meta:
+        model = Dimension
+
+
+class LoopStageFactory(PublishedFactory):
+    name = factory.Sequence(lambda n: f"Stage {n}")
+    slug = factory.Sequence(lambda n: f"stage-{n}")
+    description = "What the stage does."
+
+    class Meta:
+        model = LoopStage
+
+
+class ResearchNoteFactory(PublishedFactory):
+    title = factory.Sequence(lambda n: f"Research note {n}")
+    slug = factory.Sequence(lambda n: f"research-note-{n}")
+    dek = factory.Faker("sentence", nb_words=20)
+    body = "Some **Markdown** body."
+
+    class Meta:
+        model = ResearchNote
+
+
+class CommunityPostFactory(PublishedFactory):
+    title = factory.Sequence(lambda n: f"Community post {n}")
+    slug = factory.Sequence(lambda n: f"community-post-{n}")
+    author = "A. Writer"
+    url = "https://www.lesswrong.com/posts/example"
+    summary = "An argument about RLVR."
+
+    class Meta:
+        model = CommunityPost
+
+
+class QuestionFactory(PublishedFactory):
+    kind = Question.Kind.FAQ
+    question = factory.Sequence(lambda n: f"Question {n}?")
+    answer = "An answer."
+
+    class Meta:
+        model = Question

@@ -1,0 +1,83 @@
+import pytest
+from django.apps import apps
+from django.conf import settings
+from django.contrib import admin
+from django.urls import reverse
+
+from citations.models import Paper
+
+pytestmark = pytest.mark.django_db
+
+EDITORIAL_MODELS = [
+    model
+    for model in admin.site._registry
+    if model._meta.app_label in {"bottlenecks", "citations", "notes"}
+]
+
+
+def admin_urls(model, obj=None):
+    info = (model._meta.app_label, model._meta.model_name)
+    urls = [
+        reverse("admin:{}_{}_changelist".format(*info)),
+        reverse("admin:{}_{}_add".format(*info)),
+    ]
+    if obj is not None:
+        urls.append(reverse("admin:{}_{}_change".format(*info), args=[obj.pk]))
+        urls.append(reverse("admin:{}_{}_history".format(*info), args=[obj.pk]))
+    return urls
+
+
+# Edited only inline on their parent's page.
+INLINE_ONLY = {"Authorship", "ReportedFigure"}
+
+
+def test_every_editorial_model_is_in_the_admin():
+    for app_label in ["bottlenecks", "citations", "notes"]:
+        for model in apps.get_app_config(app_label).get_models():
+            if model.__name__.startswith("Historical") or model.__name__ in INLINE_ONLY:
+                continue
+            assert model in admin.site._registry, model
+
+
+@pytest.mark.parametrize("model", EDITORIAL_MODELS, ids=lambda m: m.__name__)
+def test_admin_pages_answer_200_for_an_editor(demo, editor_client, model):
+    obj = model.objects.first()
+    for url in admin_urls(model, obj):
+        response = editor_client.get(url)
+        assert response.status_code == 200, url
+
+
+@pytest.mark.parametrize("model", EDITORIAL_MODELS, ids=lambda m: m.__name__)
+def test_admin_pages_redirect_an_anonymous_user_to_login(client, model):
+    for url in admin_urls(model):
+        response = client.get(url)
+        assert response.status_code == 302
+        assert response["Location"].startswith(f"/{settings.ADMIN_URL}login/")
+
+
+def test_editors_can_bulk_publish_from_the_changelist(demo, editor_client):
+    drafts = list(Paper.objects.all()[:2])
+    Paper.objects.filter(pk__in=[p.pk for p in drafts]).unpublish()
+    response = editor_client.post(
+        reverse("admin:citations_paper_changelist"),
+        {"action": "publish_selected", "_selected_action": [p.pk for p in drafts]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    assert Paper.objects.published().filter(pk__in=[p.pk for p in drafts]).count() == 2
+
+
+def test_a_logged_in_non_editor_is_refused(client, reader):
+    reader.is_staff = True
+    reader.save()
+    client.force_login(reader)
+    assert client.get(reverse("admin:citations_paper_changelist")).status_code == 403
+
+
+def test_search_and_filters_work_on_the_paper_changelist(demo, editor_client):
+    url = reverse("admin:citations_paper_changelist")
+    response = editor_client.get(url, {"q": "Art of Scaling", "status": "published"})
+    assert response.status_code == 200
+    assert "The Art of Scaling Reinforcement Learning Compute for LLMs" in response.content.decode()
+    response = editor_client.get(url, {"q": "Art of Scaling", "status": "draft"})
+    assert "The Art of Scaling Reinforcement" not in response.content.decode()
