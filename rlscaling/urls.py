@@ -1,8 +1,8 @@
 from django.conf import settings
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
-from . import views
+from . import health, views
 
 admin.site.site_header = "RL Scaling editors"
 admin.site.site_title = "RL Scaling admin"
@@ -10,5 +10,11 @@ admin.site.index_title = "Editorial content"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("", include("citations.urls")),
+    path("", include("notes.urls")),
+    path("bottlenecks/", include("bottlenecks.urls")),
+    path("api/v1/", include("rlscaling.api_urls")),
     path(settings.ADMIN_URL, admin.site.urls),
 ]

@@ -1,0 +1,3 @@
+"""The versioned REST API, mounted at /api/v1/."""
+
+urlpatterns = []
