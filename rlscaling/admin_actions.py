@@ -1,7 +1,18 @@
 """Admin pieces shared by every editorial model."""
 
+from django import forms
 from django.contrib import admin, messages
+from django.db import transaction
+from django.http import HttpResponseRedirect
 from simple_history.admin import SimpleHistoryAdmin
+
+from .publishing import StaleEditError
+
+STALE_EDIT_MESSAGE = (
+    "Someone else saved this {name} while you were editing it (your copy is version "
+    "{expected}, the saved one is version {current}). Nothing was changed. Open the item "
+    "again in a new tab to see their changes, then make yours there."
+)
 
 
 @admin.action(description="Publish selected items", permissions=["change"])
@@ -16,11 +27,85 @@ def unpublish_selected(modeladmin, request, queryset):
     modeladmin.message_user(request, f"Moved {count} item(s) back to draft.", messages.SUCCESS)
 
 
-class PublishableAdmin(SimpleHistoryAdmin):
-    """Status column and filter, bulk publish/unpublish, and history with revert."""
+class PublishableForm(forms.ModelForm):
+    """Carries the version the editor started from, and refuses to save over a newer one."""
 
+    edit_version = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is not None:
+            self.fields["edit_version"].required = True
+            # The stored version, not the instance's: a revert form starts from an old copy.
+            self.fields["edit_version"].initial = self._stored_version(lock=False)
+
+    def _stored_version(self, lock):
+        rows = type(self.instance)._base_manager.filter(pk=self.instance.pk)
+        if lock:
+            # Held until the admin view's transaction ends, so a concurrent save waits.
+            rows = rows.select_for_update()
+        return rows.values_list("version", flat=True).first()
+
+    def clean(self):
+        cleaned_data = super().clean()
+        expected = cleaned_data.get("edit_version")
+        if self.instance.pk is None or expected is None:
+            return cleaned_data
+        current = self._stored_version(lock=True)
+        if current != expected:
+            raise forms.ValidationError(
+                STALE_EDIT_MESSAGE.format(
+                    name=self.instance._meta.verbose_name, expected=expected, current=current
+                ),
+                code="stale_edit",
+            )
+        return cleaned_data
+
+
+class PublishableAdmin(SimpleHistoryAdmin):
+    """Status column and filter, bulk publish/unpublish, history with revert, stale-edit refusal."""
+
+    form = PublishableForm
     actions = [publish_selected, unpublish_selected]
     list_filter = ["status"]
     readonly_fields = ["created_at", "updated_at", "version"]
     date_hierarchy = None
     save_on_top = True
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        if any("edit_version" in options["fields"] for _, options in fieldsets):
+            return fieldsets
+        # Declared fieldsets leave the hidden field out; put it in the first one.
+        (name, options), *rest = fieldsets
+        return [(name, {**options, "fields": [*options["fields"], "edit_version"]}), *rest]
+
+    def save_model(self, request, obj, form, change):
+        expected = form.cleaned_data.get("edit_version") if change else None
+        if expected is None:  # adding, or a list_editable row on the changelist
+            return super().save_model(request, obj, form, change)
+        obj._history_user = request.user  # what SimpleHistoryAdmin.save_model does
+        obj.save_if_version(expected)
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        try:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        except StaleEditError as error:  # lost a race after validation: rolled back
+            return self._refuse_stale_edit(request, error)
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):
+        # A revert is an edit too: same transaction, lock and refusal as the change form.
+        try:
+            with transaction.atomic(using=self.model._base_manager.db):
+                return super().history_form_view(request, object_id, version_id, extra_context)
+        except StaleEditError as error:
+            return self._refuse_stale_edit(request, error)
+
+    def _refuse_stale_edit(self, request, error):
+        message = STALE_EDIT_MESSAGE.format(
+            name=self.model._meta.verbose_name,
+            expected=error.expected_version,
+            current=error.current_version,
+        )
+        self.message_user(request, message, messages.ERROR)
+        return HttpResponseRedirect(request.path)

@@ -1,6 +1,6 @@
 """The one draft/published mechanism shared by every editorial model."""
 
-from django.db import models
+from django.db import models, transaction
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
@@ -39,6 +39,18 @@ class PublishableQuerySet(models.QuerySet):
         return self.update(status=Status.DRAFT, updated_at=timezone.now())
 
 
+class StaleEditError(Exception):
+    """Someone saved the row after this copy of it was read; saving it would lose their edit."""
+
+    def __init__(self, expected_version, current_version):
+        self.expected_version = expected_version
+        self.current_version = current_version
+        super().__init__(
+            f"Stale edit: this copy is version {expected_version}, "
+            f"the stored row is version {current_version}."
+        )
+
+
 class Publishable(models.Model):
     """Status, publication time, timestamps, an edit version and history for editorial rows."""
 
@@ -69,6 +81,23 @@ class Publishable(models.Model):
         if self.pk is not None and not self._state.adding:
             self.version += 1
         super().save(*args, **kwargs)
+
+    def save_if_version(self, expected_version, **kwargs):
+        """Save only if the stored row is still at ``expected_version``; else StaleEditError.
+
+        A compare-and-swap on the version column, so of two editors holding the same
+        version only the first save wins, on SQLite and PostgreSQL alike.
+        """
+        rows = type(self)._base_manager.using(kwargs.get("using") or self._state.db)
+        with transaction.atomic(using=rows.db):
+            claimed = rows.filter(pk=self.pk, version=expected_version).update(
+                version=expected_version + 1
+            )
+            if not claimed:
+                current = rows.filter(pk=self.pk).values_list("version", flat=True).first()
+                raise StaleEditError(expected_version, current)
+            self.version = expected_version  # save() bumps it to the claimed version
+            self.save(**kwargs)
 
     @property
     def is_published(self):
