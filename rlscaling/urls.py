@@ -12,9 +12,16 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("tags/<slug:slug>/", views.tag_detail, name="tag-detail"),
+    path("feeds/latest.atom", LatestFeed(), name="feed-latest"),
+    path("sitemap.xml", sitemap_view, {"sitemaps": SITEMAPS}, name="sitemap"),
+    path("robots.txt", views.robots_txt, name="robots-txt"),
     path("", include("citations.urls")),
     path("", include("notes.urls")),
     path("bottlenecks/", include("bottlenecks.urls")),
     path("api/v1/", include("rlscaling.api_urls")),
     path(settings.ADMIN_URL, admin.site.urls),
 ]
+
+# Database outages raised outside views are 503s too; other errors the plain 500 page.
+handler500 = "rlscaling.middleware.handler500"

@@ -1,0 +1,320 @@
+"""With the database gone, readers get a styled 503, API clients a JSON 503, never a traceback;
+when it comes back, the same server process recovers without a restart.
+
+The live test starts a throwaway PostgreSQL 15 cluster on 127.0.0.1:54330 and a gunicorn on a
+port in 8300-8399, stops and starts the cluster under the running server, then stops both.
+"""
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from django.db import InterfaceError, OperationalError
+from django.http import HttpResponse
+from django.test import Client
+from django.urls import path
+
+from rlscaling import middleware
+
+ROOT = Path(__file__).resolve().parent.parent
+PG_BIN = Path(os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin"))
+PG_PORT = 54330
+PORTS = range(8300, 8320)
+TRACEBACK_MARKERS = ["Traceback", 'File "/', "OperationalError", "psycopg", "site-packages"]
+
+
+# -- the middleware on its own, through the test client ---------------------------------------
+
+
+def _raise_operational(request):
+    raise OperationalError("connection to server at 127.0.0.1 failed: Connection refused")
+
+
+def _raise_interface(request):
+    raise InterfaceError("connection already closed")
+
+
+urlpatterns = [
+    path("page-needing-the-db", _raise_operational),
+    path("api/v1/papers-needing-the-db", _raise_operational),
+    path("closed-connection", _raise_interface),
+    path("fine", lambda request: HttpResponse("fine")),
+]
+
+
+@pytest.mark.urls(__name__)
+def test_a_database_error_in_a_page_is_a_styled_503():
+    response = Client(raise_request_exception=False).get("/page-needing-the-db")
+    assert response.status_code == 503
+    assert response["Retry-After"]
+    page = response.content.decode()
+    assert "<main" in page  # the site's base template, not a bare error string
+    assert "Temporarily unavailable" in page
+    for marker in TRACEBACK_MARKERS:
+        assert marker not in page
+
+
+@pytest.mark.urls(__name__)
+def test_a_database_error_in_the_api_is_a_json_503():
+    response = Client(raise_request_exception=False).get("/api/v1/papers-needing-the-db")
+    assert response.status_code == 503
+    assert response["Content-Type"] == "application/json"
+    assert "database" in response.json()["detail"]
+
+
+@pytest.mark.urls(__name__)
+def test_a_closed_connection_is_a_503_too():
+    response = Client(raise_request_exception=False).get("/closed-connection")
+    assert response.status_code == 503
+
+
+def test_the_500_handler_turns_a_database_error_from_middleware_into_a_503(rf):
+    request = rf.get("/")
+    try:
+        raise OperationalError("server closed the connection unexpectedly")
+    except OperationalError:
+        response = middleware.handler500(request)
+    assert response.status_code == 503
+
+
+def test_the_500_handler_answers_other_errors_without_a_traceback(rf):
+    try:
+        raise ValueError("a bug")
+    except ValueError:
+        page = middleware.handler500(rf.get("/"))
+        api = middleware.handler500(rf.get("/api/v1/papers/"))
+    assert page.status_code == 500
+    assert "a bug" not in page.content.decode()
+    assert api.status_code == 500
+    assert json.loads(api.content) == {"detail": "Internal server error."}
+
+
+# -- the real thing: a PostgreSQL server stopped and started under a running gunicorn ----------
+
+
+def _free_port(candidates):
+    for port in candidates:
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    pytest.skip(f"no free port in {candidates}")
+
+
+def _as_postgres(command):
+    """initdb and pg_ctl refuse to run as root; run them as the postgres user when we are root."""
+    if os.geteuid() == 0:
+        return ["runuser", "-u", "postgres", "--", *command]
+    return command
+
+
+class ThrowawayPostgres:
+    """A PostgreSQL cluster in a temporary directory, listening only on 127.0.0.1:PG_PORT."""
+
+    def __init__(self, port):
+        self.port = port
+        self.directory = Path(tempfile.mkdtemp(prefix="rlscaling-outage-"))
+        self.data = self.directory / "data"
+        if os.geteuid() == 0:
+            shutil.chown(self.directory, "postgres", "postgres")
+
+    def run(self, *args):
+        subprocess.run(
+            _as_postgres([str(PG_BIN / args[0]), *args[1:]]),
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=60,
+        )
+
+    def init(self):
+        self.run("initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust", "--no-sync")
+
+    def start(self):
+        options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.directory} "
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        )
+        log = self.directory / "server.log"
+        self.run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(log), "-w", "start")
+
+    def stop(self):
+        self.run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def remove(self):
+        with contextlib.suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
+            self.stop()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    @property
+    def url(self):
+        return f"postgres://postgres@127.0.0.1:{self.port}/postgres"
+
+
+def _get(url, timeout=15):
+    """(status, content type, body) without raising on 4xx/5xx."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, response.headers.get("Content-Type", ""), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get("Content-Type", ""), error.read()
+
+
+def _worker_pids(master_pid):
+    children = Path(f"/proc/{master_pid}/task/{master_pid}/children")
+    return sorted(children.read_text().split()) if children.exists() else []
+
+
+def _wait_until_serving(base_url, server, seconds=30):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise AssertionError(f"gunicorn exited with {server.returncode}")
+        try:
+            if _get(f"{base_url}/healthz", timeout=2)[0] == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError("gunicorn did not start")
+
+
+def _api_list_path():
+    """A public API list endpoint that reads the database (the papers list if there is one)."""
+    from django.urls import NoReverseMatch, reverse
+
+    for name in ["api:paper-list", "paper-list", "api:papers-list", "api:note-list"]:
+        try:
+            return reverse(name)
+        except NoReverseMatch:
+            continue
+    return None
+
+
+@pytest.fixture
+def throwaway_postgres():
+    if not (PG_BIN / "initdb").exists() or not (PG_BIN / "pg_ctl").exists():
+        pytest.skip(f"PostgreSQL server binaries not found in {PG_BIN}")
+    if os.geteuid() == 0 and shutil.which("runuser") is None:
+        pytest.skip("running as root without runuser to drop to the postgres user")
+    cluster = ThrowawayPostgres(PG_PORT)
+    try:
+        cluster.init()
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.remove()
+
+
+@pytest.fixture
+def live_server_on(throwaway_postgres):
+    env = {
+        **os.environ,
+        "DJANGO_ENV": "development",
+        "DEBUG": "false",
+        "DATABASE_URL": throwaway_postgres.url,
+        "CONN_MAX_AGE": "600",
+        "REDIS_URL": "",
+        "LOG_LEVEL": "CRITICAL",
+    }
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=120,
+    )
+    port = _free_port(PORTS)
+    server = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "gunicorn", "rlscaling.wsgi:application"),
+            *("--bind", f"127.0.0.1:{port}", "--workers", "2", "--timeout", "30"),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_serving(base_url, server)
+        yield base_url, server, throwaway_postgres
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def _assert_no_traceback(body):
+    text = body.decode(errors="replace")
+    for marker in TRACEBACK_MARKERS:
+        assert marker not in text, marker
+
+
+def test_a_stopped_database_gives_503s_and_the_same_processes_recover(live_server_on):
+    base_url, server, cluster = live_server_on
+    api_path = _api_list_path()
+    pages = ["/"]
+
+    # Up: everything answers, and each worker holds a persistent connection (CONN_MAX_AGE).
+    for _ in range(4):
+        assert _get(f"{base_url}/readyz")[0] == 200
+        for page in pages:
+            assert _get(base_url + page)[0] == 200
+        if api_path:
+            assert _get(base_url + api_path)[0] == 200
+    workers_before = _worker_pids(server.pid)
+
+    cluster.stop()
+
+    for _ in range(4):  # several times, to reach both workers
+        status, content_type, body = _get(f"{base_url}/readyz")
+        assert status == 503
+        assert json.loads(body)["checks"]["database"].startswith("error")
+        assert json.loads(body)["checks"]["cache"] == "ok"
+
+        for page in pages:
+            status, content_type, body = _get(base_url + page)
+            assert status == 503, page
+            assert content_type.startswith("text/html")
+            assert b"Temporarily unavailable" in body
+            assert b"<main" in body
+            _assert_no_traceback(body)
+
+        if api_path:
+            status, content_type, body = _get(base_url + api_path)
+            assert status == 503
+            assert content_type.startswith("application/json")
+            assert "database" in json.loads(body)["detail"]
+            _assert_no_traceback(body)
+
+        assert _get(f"{base_url}/healthz")[0] == 200  # alive, just not ready
+
+    cluster.start()
+
+    for _ in range(4):
+        assert _get(f"{base_url}/readyz")[0] == 200
+        for page in pages:
+            assert _get(base_url + page)[0] == 200
+        if api_path:
+            assert _get(base_url + api_path)[0] == 200
+    assert server.poll() is None
+    assert _worker_pids(server.pid) == workers_before  # recovered, not restarted
+    if api_path is None:
+        pytest.xfail("pages and readyz checked; no API list endpoint exists yet to check")
