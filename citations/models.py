@@ -110,6 +110,11 @@ class Paper(Publishable):
             ),
             models.UniqueConstraint(fields=["doi"], condition=~Q(doi=""), name="unique_paper_doi"),
         ]
+        indexes = [
+            # The default ordering and latest_research(): newest first without a sort. (The
+            # research index sorts undated papers last: a PostgreSQL-only index, migration 0002.)
+            models.Index(fields=["-publication_date", "-id"], name="paper_newest"),
+        ]
 
     def __str__(self):
         return self.title
