@@ -1,5 +1,10 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from . import views
 
 app_name = "bottlenecks"
 
-urlpatterns = []
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("<slug:slug>/", views.layer_detail, name="layer-detail"),
+]

@@ -1,4 +1,4 @@
-from django.db import models
+from django.db import connection, models
 from django.db.models import Count, F, Prefetch, Q
 from django.urls import reverse
 from django.utils import timezone
@@ -66,6 +66,39 @@ class PaperQuerySet(PublishableQuerySet):
     def with_authors(self):
         return self.prefetch_related(
             Prefetch("authorships", queryset=Authorship.objects.select_related("author"))
+        )
+
+    def for_listing(self):
+        """Authors, tags and published layers prefetched, for lists of paper cards."""
+        from bottlenecks.models import Layer
+
+        return self.with_authors().prefetch_related(
+            "tags", Prefetch("layers", queryset=Layer.objects.published())
+        )
+
+    def search(self, text):
+        """Papers matching `text`: full-text search ranked by relevance on PostgreSQL
+        (annotates `rank`), a case-insensitive substring match elsewhere."""
+        text = (text or "").strip()
+        if not text:
+            return self
+        if connection.vendor == "postgresql":
+            from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+
+            vector = (
+                SearchVector("title", weight="A", config="english")
+                + SearchVector("byline", "institution", weight="B", config="english")
+                + SearchVector("summary", weight="B", config="english")
+                + SearchVector("abstract", weight="C", config="english")
+            )
+            query = SearchQuery(text, search_type="websearch", config="english")
+            return self.annotate(search=vector, rank=SearchRank(vector, query)).filter(search=query)
+        return self.filter(
+            Q(title__icontains=text)
+            | Q(byline__icontains=text)
+            | Q(institution__icontains=text)
+            | Q(summary__icontains=text)
+            | Q(abstract__icontains=text)
         )
 
 
@@ -140,6 +173,21 @@ class Paper(Publishable):
     def public_citations_made(self):
         return Citation.objects.public().filter(citing_paper=self)
 
+    def citing_citations(self, role=None, polarity=None):
+        """Public edges into this paper, optionally narrowed to a role and/or polarity (slug or
+        instance), with the citing paper, role and polarity joined; newest citing papers first."""
+        return (
+            self.public_citations_received()
+            .with_role_and_polarity(role=role, polarity=polarity)
+            .select_related("citing_paper", "role", "polarity")
+            .order_by(F("citing_paper__publication_date").desc(nulls_last=True), "id")
+        )
+
+    def citing_papers(self, role=None, polarity=None):
+        """The published papers citing this one, optionally by citation role and/or polarity."""
+        edges = self.public_citations_received().with_role_and_polarity(role, polarity)
+        return Paper.objects.published().filter(pk__in=edges.values("citing_paper"))
+
     def citation_summary(self):
         """The hub's figures, counted in the database (two GROUP BY queries)."""
         received = self.public_citations_received()
@@ -204,6 +252,15 @@ class CitationQuerySet(PublishableQuerySet):
             cited_paper__status=Status.PUBLISHED,
             cited_paper__published_at__lte=now,
         )
+
+    def with_role_and_polarity(self, role=None, polarity=None):
+        """Edges in the given role and/or polarity (a slug or an instance); None means any."""
+        queryset = self
+        for field, value in (("role", role), ("polarity", polarity)):
+            if value is not None:
+                lookup = f"{field}__slug" if isinstance(value, str) else field
+                queryset = queryset.filter(**{lookup: value})
+        return queryset
 
 
 class Citation(Publishable):

@@ -11,6 +11,18 @@ class ResearchNoteQuerySet(PublishableQuerySet):
         """The notes shown under "Recent evidence", newest first."""
         return self.published().filter(is_featured=True).order_by("-published_at")
 
+    def for_display(self):
+        """Figures, tags, and the published papers and layers prefetched, for notes and cards."""
+        from bottlenecks.models import Layer
+        from citations.models import Paper
+
+        return self.prefetch_related(
+            "figures",
+            "tags",
+            models.Prefetch("papers", queryset=Paper.objects.published()),
+            models.Prefetch("layers", queryset=Layer.objects.published()),
+        )
+
 
 class ResearchNote(Publishable):
     """An editorial note on one paper or several: what it found and why it matters."""

@@ -1,5 +1,9 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
+
+from . import views
 
 app_name = "notes"
 
-urlpatterns = []
+urlpatterns = [
+    path("notes/<slug:slug>/", views.note_detail, name="note-detail"),
+]

@@ -1,8 +1,11 @@
 from django.conf import settings
 from django.contrib import admin
+from django.contrib.sitemaps.views import sitemap as sitemap_view
 from django.urls import include, path
 
 from . import health, views
+from .feeds import LatestFeed
+from .sitemaps import SITEMAPS
 
 admin.site.site_header = "RL Scaling editors"
 admin.site.site_title = "RL Scaling admin"

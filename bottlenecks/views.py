@@ -1,0 +1,38 @@
+"""The Bottleneck Map: the analysis with its steps, and one page per layer."""
+
+from django.db.models import F
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET
+
+from citations.models import Paper
+from notes.models import ResearchNote
+from rlscaling.pages import render_item
+
+from .models import Analysis, Layer
+
+
+@require_GET
+def index(request):
+    context = {
+        "nav": "bottlenecks",
+        "analysis": Analysis.objects.published().prefetch_related("steps").first(),
+        "layers": Layer.objects.published(),
+    }
+    return render(request, "bottlenecks/index.html", context)
+
+
+@require_GET
+def layer_detail(request, slug):
+    """A layer: how it fails, what to ask first, and the notes and papers that bear on it."""
+    layer = get_object_or_404(Layer.objects.visible_to(request.user), slug=slug)
+    context = {
+        "nav": "bottlenecks",
+        "layer": layer,
+        "notes": ResearchNote.objects.published().filter(layers=layer).prefetch_related("tags"),
+        "papers": Paper.objects.published()
+        .filter(layers=layer)
+        .for_listing()
+        .order_by(F("publication_date").desc(nulls_last=True), "-id"),
+        "layers": Layer.objects.published(),
+    }
+    return render_item(request, "bottlenecks/layer_detail.html", context, layer)

@@ -1,0 +1,60 @@
+"""The Atom feed of published research notes and papers, newest first."""
+
+from django.conf import settings
+from django.contrib.syndication.views import Feed
+from django.utils.feedgenerator import Atom1Feed
+
+from citations.models import Paper
+from notes.models import ResearchNote
+
+FEED_LENGTH = 30
+
+
+class LatestFeed(Feed):
+    feed_type = Atom1Feed
+    title = f"{settings.SITE_NAME}: latest notes and papers"
+    subtitle = "New research notes and papers on how reinforcement-learning systems scale."
+
+    def link(self):
+        return f"{settings.SITE_URL}/"
+
+    def feed_url(self):
+        return f"{settings.SITE_URL}/feeds/latest.atom"
+
+    def items(self):
+        notes = ResearchNote.objects.published().prefetch_related("tags")[:FEED_LENGTH]
+        papers = (
+            Paper.objects.published()
+            .with_authors()
+            .prefetch_related("tags")
+            .order_by("-published_at", "-id")[:FEED_LENGTH]
+        )
+        items = sorted([*notes, *papers], key=lambda item: item.published_at, reverse=True)
+        return items[:FEED_LENGTH]
+
+    def item_title(self, item):
+        return item.title
+
+    def item_description(self, item):
+        return item.dek if isinstance(item, ResearchNote) else item.summary or item.abstract
+
+    def item_link(self, item):
+        return f"{settings.SITE_URL}{item.get_absolute_url()}"
+
+    def item_guid(self, item):
+        return self.item_link(item)
+
+    def item_pubdate(self, item):
+        return item.published_at
+
+    def item_updateddate(self, item):
+        return item.updated_at
+
+    def item_author_name(self, item):
+        if isinstance(item, ResearchNote):
+            return settings.SITE_NAME
+        return item.byline or ", ".join(item.author_names) or None
+
+    def item_categories(self, item):
+        kind = "Research note" if isinstance(item, ResearchNote) else "Paper"
+        return [kind, *(tag.name for tag in item.tags.all())]

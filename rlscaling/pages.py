@@ -1,0 +1,27 @@
+"""Small helpers the public page views share."""
+
+from django.core.paginator import InvalidPage, Paginator
+from django.http import Http404
+from django.shortcuts import render
+from django.utils.cache import patch_cache_control
+
+
+def paginate(request, queryset, per_page, param="page"):
+    """The requested page of `queryset`; a page that does not exist (`?page=999`, `?page=x`)
+    is a 404 rather than a silent redirect to some other page."""
+    paginator = Paginator(queryset, per_page)
+    try:
+        page = paginator.page(request.GET.get(param) or 1)
+    except InvalidPage:
+        raise Http404("No such page.") from None
+    page.elided_range = list(paginator.get_elided_page_range(page.number, on_ends=1))
+    return page
+
+
+def render_item(request, template_name, context, item, status=200):
+    """Render the page of one editorial item; an editor's draft preview is never cached."""
+    context = {"item": item, "is_preview": not item.is_published, **context}
+    response = render(request, template_name, context, status=status)
+    if context["is_preview"]:
+        patch_cache_control(response, private=True, no_store=True)
+    return response
