@@ -37,5 +37,10 @@ check: $(STAMP)
 	DJANGO_ENV=production SECRET_KEY=check-deploy-$$(date +%s)-a-long-random-value-for-the-check ALLOWED_HOSTS=example.org \
 		$(BIN)/python manage.py check --deploy --fail-level WARNING
 
+# Serve with gunicorn and production settings, load each endpoint, print the table (bench/RESULTS.md).
+# e.g. make bench BENCH_ARGS="--compare postgres://.../bench_demo postgres://.../bench_large --write"
+bench: $(STAMP)
+	$(BIN)/python bench/bench.py $(BENCH_ARGS)
+
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache
