@@ -1,5 +1,6 @@
 from django.db import connection, models
-from django.db.models import Count, F, Prefetch, Q
+from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
@@ -67,6 +68,26 @@ class PaperQuerySet(PublishableQuerySet):
         return self.prefetch_related(
             Prefetch("authorships", queryset=Authorship.objects.select_related("author"))
         )
+
+    def with_citation_counts(self, roles=(), polarities=()):
+        """Annotate counts of public citing edges: `cited_by_count`, and one
+        `cited_by_role_<pk>` / `cited_by_polarity_<pk>` per given role and polarity."""
+
+        def count(**lookups):
+            edges = (
+                Citation.objects.public()
+                .filter(cited_paper=OuterRef("pk"), **lookups)
+                .order_by()
+                .values("cited_paper")
+                .annotate(n=Count("pk"))
+                .values("n")
+            )
+            return Coalesce(Subquery(edges), 0)
+
+        annotations = {"cited_by_count": count()}
+        annotations.update({f"cited_by_role_{role.pk}": count(role=role.pk) for role in roles})
+        annotations.update({f"cited_by_polarity_{p.pk}": count(polarity=p.pk) for p in polarities})
+        return self.annotate(**annotations)
 
     def for_listing(self):
         """Authors, tags and published layers prefetched, for lists of paper cards."""
@@ -252,6 +273,14 @@ class CitationQuerySet(PublishableQuerySet):
             cited_paper__status=Status.PUBLISHED,
             cited_paper__published_at__lte=now,
         )
+
+    def visible_to(self, user):
+        """Every edge for editors who may view citations and papers; public edges for others."""
+        if user.is_authenticated and user.has_perms(
+            ["citations.view_citation", "citations.view_paper"]
+        ):
+            return self.all()
+        return self.public()
 
     def with_role_and_polarity(self, role=None, polarity=None):
         """Edges in the given role and/or polarity (a slug or an instance); None means any."""

@@ -183,9 +183,10 @@ STORAGES = {
 TAGGIT_CASE_INSENSITIVE = True
 
 REST_FRAMEWORK = {
+    # Token first, so a request without credentials gets 401 with `WWW-Authenticate: Token`.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": [
         "rest_framework.permissions.DjangoModelPermissionsOrAnonReadOnly",
@@ -197,7 +198,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "rlscaling.api.ApiSchema",
+    "EXCEPTION_HANDLER": "rlscaling.api.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
@@ -205,6 +207,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("API_THROTTLE_ANON", "1000/hour"),
         "user": os.environ.get("API_THROTTLE_USER", "10000/hour"),
+        "token": os.environ.get("API_THROTTLE_TOKEN", "20/minute"),
     },
 }
 
@@ -217,6 +220,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "SCHEMA_PATH_PREFIX": "/api/v1",
+    # Separate request and response components, so read-only fields never appear as inputs.
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 # Content-Security-Policy (django-csp 4): nothing inline, nothing from another origin.

@@ -1,0 +1,183 @@
+"""The API over research notes, community posts and questions."""
+
+import django_filters
+from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
+
+from bottlenecks.models import Layer
+from citations.api import TagListField, html_url, visible_layers
+from citations.models import Paper
+from notes.models import CommunityPost, Question, ReportedFigure, ResearchNote
+from rlscaling.api import (
+    ApiUrlField,
+    PublishableFilterSet,
+    PublishableViewSet,
+    StrictBooleanFilter,
+    VersionedModelSerializer,
+    YearFilter,
+)
+
+PUBLISHING_FIELDS = ["status", "published_at", "created_at", "updated_at", "version"]
+
+
+class ReportedFigureSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ReportedFigure
+        fields = ["value", "label", "order"]
+
+
+class ResearchNoteSerializer(VersionedModelSerializer):
+    api_url = ApiUrlField("api:researchnote-detail")
+    html_url = serializers.SerializerMethodField(help_text="The note's page on the site.")
+    summary = serializers.CharField(source="dek", help_text="Standfirst shown on cards and feeds.")
+    papers = serializers.SlugRelatedField(
+        many=True,
+        required=False,
+        slug_field="slug",
+        queryset=Paper.objects.all(),
+        help_text="Slugs of the papers the note is about.",
+    )
+    layers = serializers.SlugRelatedField(
+        many=True,
+        required=False,
+        slug_field="slug",
+        queryset=Layer.objects.all(),
+        help_text="Slugs of the layers it bears on.",
+    )
+    tags = TagListField(100, help_text="Tag names.")
+    figures = ReportedFigureSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = ResearchNote
+        fields = [
+            "api_url",
+            "html_url",
+            "slug",
+            "title",
+            "summary",
+            "body",
+            "why_it_matters",
+            "caveat",
+            "is_featured",
+            "papers",
+            "layers",
+            "tags",
+            "figures",
+            *PUBLISHING_FIELDS,
+        ]
+        read_only_fields = ["created_at", "updated_at"]
+        relations = ["papers", "layers", "tags"]
+
+    def get_html_url(self, note) -> str | None:
+        return html_url(note, self.context.get("request"))
+
+
+class CommunityPostSerializer(VersionedModelSerializer):
+    api_url = ApiUrlField("api:communitypost-detail")
+
+    class Meta:
+        model = CommunityPost
+        fields = [
+            "api_url",
+            "slug",
+            "title",
+            "author",
+            "source",
+            "url",
+            "summary",
+            "year",
+            "order",
+            *PUBLISHING_FIELDS,
+        ]
+        read_only_fields = ["created_at", "updated_at"]
+
+
+class QuestionSerializer(VersionedModelSerializer):
+    api_url = ApiUrlField("api:question-detail", lookup_field="pk")
+
+    class Meta:
+        model = Question
+        fields = ["id", "api_url", "kind", "question", "answer", "order", *PUBLISHING_FIELDS]
+        read_only_fields = ["created_at", "updated_at"]
+        validators = []  # the (kind, question) constraint is checked below, on `question`
+
+    def validate(self, attrs):
+        kind = attrs.get("kind", getattr(self.instance, "kind", None))
+        question = attrs.get("question", getattr(self.instance, "question", None))
+        same = Question.objects.filter(kind=kind, question=question)
+        if self.instance is not None:
+            same = same.exclude(pk=self.instance.pk)
+        if same.exists():
+            raise ValidationError({"question": ["This question is already asked in this kind."]})
+        return attrs
+
+
+class ResearchNoteFilterSet(PublishableFilterSet):
+    tag = django_filters.CharFilter(field_name="tags__slug", help_text="A tag slug.")
+    layer = django_filters.ModelChoiceFilter(
+        field_name="layers", to_field_name="slug", queryset=visible_layers, help_text="Layer slug."
+    )
+    paper = django_filters.CharFilter(field_name="papers__slug", help_text="A paper slug.")
+    is_featured = StrictBooleanFilter()
+    published_at = django_filters.IsoDateTimeFromToRangeFilter(
+        help_text="Publication time range: `published_at_after`, `published_at_before`."
+    )
+
+    class Meta:
+        model = ResearchNote
+        fields = []
+
+
+class CommunityPostFilterSet(PublishableFilterSet):
+    year = YearFilter(lookup_expr="exact")
+    source = django_filters.CharFilter(lookup_expr="iexact", help_text="e.g. LessWrong.")
+
+    class Meta:
+        model = CommunityPost
+        fields = []
+
+
+class QuestionFilterSet(PublishableFilterSet):
+    kind = django_filters.ChoiceFilter(choices=Question.Kind.choices)
+
+    class Meta:
+        model = Question
+        fields = []
+
+
+class ResearchNoteViewSet(PublishableViewSet):
+    """Editorial notes on one paper or several: what they found and why it matters."""
+
+    queryset = ResearchNote.objects.all()
+    serializer_class = ResearchNoteSerializer
+    filterset_class = ResearchNoteFilterSet
+    search_fields = ["title", "dek", "body", "why_it_matters"]
+    ordering_fields = ["published_at", "title", "updated_at"]
+    ordering = ["-published_at"]
+
+    def get_queryset(self):
+        return ResearchNote.objects.visible_to(self.request.user).for_display()
+
+
+class CommunityPostViewSet(PublishableViewSet):
+    """Outside discussion worth reading, linked out."""
+
+    queryset = CommunityPost.objects.all()
+    serializer_class = CommunityPostSerializer
+    filterset_class = CommunityPostFilterSet
+    search_fields = ["title", "author", "summary"]
+    ordering_fields = ["order", "year", "title", "updated_at"]
+    ordering = ["order", "-published_at"]
+
+
+class QuestionViewSet(PublishableViewSet):
+    """Questions for AI teams and frequently asked questions, with their answers."""
+
+    queryset = Question.objects.all()
+    serializer_class = QuestionSerializer
+    filterset_class = QuestionFilterSet
+    search_fields = ["question", "answer"]
+    ordering_fields = ["kind", "order", "updated_at"]
+    ordering = ["kind", "order"]
+    lookup_field = "pk"
+    lookup_value_regex = r"[0-9]+"

@@ -1,0 +1,65 @@
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.cache import cache
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from rlscaling.editors import EDITORS_GROUP
+
+
+@pytest.fixture(autouse=True)
+def fresh_throttles():
+    """Throttle counters live in the cache; every test starts with none."""
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def token_client(user):
+    client = APIClient()
+    token, _ = Token.objects.get_or_create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def anon():
+    return APIClient()
+
+
+@pytest.fixture
+def editor_api(editor):
+    """An editor authenticated with an API token, as scripts use the API."""
+    return token_client(editor)
+
+
+@pytest.fixture
+def reader_api(reader):
+    """An authenticated account without editorial permissions."""
+    return token_client(reader)
+
+
+@pytest.fixture
+def second_editor(db):
+    user = get_user_model().objects.create_user(
+        "editor2", "editor2@example.org", "another-long-editor-password", is_staff=True
+    )
+    user.groups.add(Group.objects.get(name=EDITORS_GROUP))
+    return user
+
+
+def walk(client, url):
+    """Every result of a paginated list, following `next` links; and the pages seen."""
+    results, pages = [], 0
+    while url:
+        response = client.get(url)
+        assert response.status_code == 200, response.content
+        results += response.json()["results"]
+        url = response.json()["next"]
+        pages += 1
+    return results, pages
+
+
+def slugs(results):
+    return [row["slug"] for row in results]
