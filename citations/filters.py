@@ -38,7 +38,11 @@ class ResearchIndexFilter(django_filters.FilterSet):
         widget=forms.SearchInput(attrs={"placeholder": "Title, author, summary"}),
     )
     tag = django_filters.ModelChoiceFilter(
-        field_name="tags", queryset=index_tags, to_field_name="slug", empty_label="Any tag"
+        field_name="tags",
+        queryset=index_tags,
+        to_field_name="slug",
+        empty_label="Any tag",
+        label="Tag",
     )
     layer = django_filters.ModelChoiceFilter(
         field_name="layers",
@@ -48,7 +52,11 @@ class ResearchIndexFilter(django_filters.FilterSet):
         label="Bottleneck layer",
     )
     year = YearFilter(
-        field_name="publication_date", lookup_expr="year", min_value=1900, max_value=2999
+        field_name="publication_date",
+        lookup_expr="year",
+        min_value=1900,
+        max_value=2999,
+        label="Year",
     )
     sort = django_filters.ChoiceFilter(
         choices=SORT_CHOICES, method="keep", empty_label=None, label="Sort by"

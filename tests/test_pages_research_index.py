@@ -1,0 +1,178 @@
+"""The research index (/research/): seed 000's list, filters, search, sorting, pagination."""
+
+import datetime
+
+import pytest
+from django.urls import reverse
+
+from citations.models import Author, Authorship, Paper
+from tests.factories import LayerFactory, PaperFactory
+from tests.test_pages_home import text_of
+
+pytestmark = pytest.mark.django_db
+
+INDEX = reverse("citations:research-index")
+INDEX_QUERY_CEILING = 12
+
+
+def titles(response):
+    return [paper.title for paper in response.context["page"].object_list]
+
+
+def test_index_lists_the_eighteen_items_of_the_seed(client, demo):
+    response = client.get(INDEX)
+    assert response.status_code == 200
+    text = text_of(response)
+    assert "What is actually moving the frontier?" in text
+    assert "Source-linked research notes with original summaries" in text
+    assert "18 items" in text
+    assert Paper.objects.in_research_index().count() == 18
+    assert len(titles(response)) == 18
+    assert "When Do Larger Batches Help Scale LLM Reinforcement Learning?" in text
+    assert "Ziniu Li" in text
+    assert "An empirical decomposition of LLM reinforcement-learning batch scaling" in text
+    assert "The Art of Scaling Reinforcement Learning Compute for LLMs" in text
+    # Citation records are not index items.
+    assert "Zone of Proximal Policy Optimization" not in text
+
+
+def test_index_is_newest_first_and_can_be_sorted_oldest_first(client, demo):
+    newest = titles(client.get(INDEX))
+    assert newest[0] == "When Do Larger Batches Help Scale LLM Reinforcement Learning?"
+    assert newest[-1] == "Proximal Policy Optimization Algorithms"
+    oldest = titles(client.get(INDEX, {"sort": "oldest"}))
+    assert oldest == list(reversed(newest))
+
+
+def test_each_item_links_to_its_hub_and_its_note(client, demo):
+    html = client.get(INDEX).content.decode()
+    assert 'href="/papers/the-art-of-scaling-reinforcement-learning-compute-for-llms/"' in html
+    assert 'href="/notes/when-do-larger-batches-help-scale-llm-reinforcement-learning/"' in html
+
+
+@pytest.mark.parametrize(
+    ("params", "expected"),
+    [
+        ({"tag": "ppo"}, {"Proximal Policy Optimization Algorithms", "Performance Foundations"}),
+        ({"layer": "rewards"}, {"GR2 Technical Report", "Scaling Laws for Reward Model"}),
+        ({"year": "2025"}, {"The Art of Scaling", "DAPO", "Kimi k1.5"}),
+        ({"q": "Larger Batches"}, {"When Do Larger Batches Help Scale"}),
+        ({"q": "overoptimization"}, {"Scaling Laws for Reward Model Overoptimization"}),
+        ({"tag": "reward-models", "year": "2022"}, {"Scaling Laws for Reward Model"}),
+    ],
+)
+def test_filters_narrow_the_list(client, demo, params, expected):
+    response = client.get(INDEX, params)
+    assert response.status_code == 200
+    found = titles(response)
+    assert len(found) == len(expected)
+    for prefix in expected:
+        assert any(title.startswith(prefix) for title in found), (prefix, found)
+    assert f"{len(found)} of 18 items" in text_of(response)
+
+
+def test_search_matches_summaries_and_bylines(client, demo):
+    assert "Dota 2 with Large Scale Deep Reinforcement Learning" in titles(
+        client.get(INDEX, {"q": "self-play"})
+    )
+    assert {"GLM-5.3: Frontier Coding with Emergent Cyber Capabilities"} <= set(
+        titles(client.get(INDEX, {"q": "Z.ai"}))
+    )
+
+
+def test_no_hits_shows_a_clear_empty_state(client, demo):
+    response = client.get(INDEX, {"q": "quantum gravity hamster"})
+    assert response.status_code == 200
+    text = text_of(response)
+    assert "No papers match these filters" in text
+    assert "0 of 18 items" in text
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"year": "abc"},
+        {"year": "20260"},
+        {"tag": "no-such-tag"},
+        {"layer": "no-such-layer"},
+        {"sort": "sideways"},
+        {"q": "x" * 201},
+        {"q": "nul\x00byte"},
+    ],
+)
+def test_invalid_filter_values_are_a_400_with_the_form(client, demo, params):
+    response = client.get(INDEX, params)
+    assert response.status_code == 400
+    assert "Some filters could not be used" in text_of(response)
+
+
+@pytest.mark.parametrize("page", ["999", "0", "-1", "abc"])
+def test_a_page_that_does_not_exist_is_a_404(client, demo, page):
+    assert client.get(INDEX, {"page": page}).status_code == 404
+
+
+def test_a_year_with_no_papers_is_an_empty_page_not_an_error(client, demo):
+    response = client.get(INDEX, {"year": "1999"})
+    assert response.status_code == 200
+    assert "No papers match these filters" in text_of(response)
+
+
+def test_drafts_and_future_publications_never_appear(client, demo):
+    PaperFactory(title="Secret draft paper", draft=True)
+    PaperFactory(
+        title="Embargoed paper",
+        published_at=datetime.datetime(2999, 1, 1, tzinfo=datetime.UTC),
+    )
+    response = client.get(INDEX, {"q": "paper"})
+    assert "Secret draft paper" not in text_of(response)
+    assert "Embargoed paper" not in text_of(response)
+    assert "18 items" in text_of(client.get(INDEX))
+
+
+def test_tag_and_layer_choices_come_from_published_content(client, demo):
+    LayerFactory(name="Hidden layer", slug="hidden-layer", draft=True)
+    response = client.get(INDEX)
+    html = response.content.decode()
+    assert '<option value="ppo">ppo</option>' in html
+    assert '<option value="rewards">Rewards</option>' in html
+    assert "Hidden layer" not in html
+    assert '<option value="2017">2017</option>' in html
+    assert client.get(INDEX, {"layer": "hidden-layer"}).status_code == 400
+
+
+def test_pagination_keeps_the_filters(client, db):
+    for number in range(25):
+        PaperFactory(title=f"Batch study {number:02d}", byline="Lab")
+    first = client.get(INDEX, {"q": "Batch study"})
+    assert len(titles(first)) == 20
+    html = first.content.decode()
+    assert "Page 1 of 2" in text_of(first)
+    assert 'href="?q=Batch+study&amp;page=2"' in html
+    second = client.get(INDEX, {"q": "Batch study", "page": 2})
+    assert len(titles(second)) == 5
+    assert not set(titles(first)) & set(titles(second))
+
+
+def test_query_count_does_not_grow_with_the_items_shown(
+    client, demo, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(INDEX_QUERY_CEILING):
+        client.get(INDEX)
+    layer = LayerFactory()
+    for number in range(30):
+        paper = PaperFactory()
+        paper.tags.add(f"tag-{number}", "shared")
+        paper.layers.add(layer)
+        author = Author.objects.create(name=f"Author {number}")
+        Authorship.objects.create(paper=paper, author=author)
+    with django_assert_max_num_queries(INDEX_QUERY_CEILING):
+        response = client.get(INDEX, {"tag": "shared"})
+    assert len(titles(response)) == 20
+    with django_assert_max_num_queries(INDEX_QUERY_CEILING):
+        client.get(INDEX, {"q": "Scaling", "sort": "oldest", "page": 2})
+
+
+def test_the_header_search_box_is_labelled_and_targets_the_index(client, demo):
+    html = client.get("/").content.decode()
+    assert '<label class="visually-hidden" for="site-search-q">' in html
+    assert f'action="{INDEX}" method="get"' in html
