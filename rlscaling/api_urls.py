@@ -8,6 +8,7 @@ from drf_spectacular.views import (
     SpectacularSwaggerSplitView,
 )
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import Throttled, ValidationError
 from rest_framework.routers import DefaultRouter
 from rest_framework.throttling import AnonRateThrottle, ScopedRateThrottle
 
@@ -40,6 +41,18 @@ class ObtainTokenView(ObtainAuthToken):
 
     throttle_classes = [AnonRateThrottle, ScopedRateThrottle]
     throttle_scope = "token"
+
+    def post(self, request, *args, **kwargs):
+        try:
+            return super().post(request, *args, **kwargs)
+        except ValidationError:
+            # django-axes marks the request when this username and address are locked out.
+            if getattr(request, "axes_locked_out", False):
+                raise Throttled(
+                    detail="Too many failed attempts for this account from this address; "
+                    "try again later."
+                ) from None
+            raise
 
 
 # Swagger UI and Redoc come from drf-spectacular-sidecar's static files; their own inline

@@ -1,0 +1,85 @@
+"""The OpenAPI 3 schema and the human docs, served from our own static files."""
+
+import re
+
+import pytest
+from django.contrib.staticfiles import finders
+
+pytestmark = pytest.mark.django_db
+
+
+def test_openapi_schema_describes_every_resource(anon):
+    response = anon.get("/api/v1/schema/")
+    assert response.status_code == 200
+    schema = response.json()
+    assert schema["openapi"].startswith("3.")
+    paths = schema["paths"]
+    for path in [
+        "/api/v1/papers/",
+        "/api/v1/papers/{slug}/",
+        "/api/v1/papers/{slug}/citations/",
+        "/api/v1/papers/by-arxiv/{arxiv_id}/",
+        "/api/v1/papers/by-doi/{doi}/",
+        "/api/v1/citations/",
+        "/api/v1/citations/{id}/",
+        "/api/v1/notes/",
+        "/api/v1/community-posts/",
+        "/api/v1/questions/",
+        "/api/v1/dimensions/",
+        "/api/v1/loop-stages/",
+        "/api/v1/layers/",
+        "/api/v1/analyses/{slug}/",
+        "/api/v1/citation-roles/",
+        "/api/v1/citation-polarities/",
+        "/api/v1/tags/",
+        "/api/v1/auth/token/",
+    ]:
+        assert path in paths, path
+    papers = paths["/api/v1/papers/"]["get"]
+    parameters = {parameter["name"] for parameter in papers["parameters"]}
+    assert {"tag", "layer", "year", "is_canonical_reference", "search", "ordering", "cursor"} <= (
+        parameters
+    )
+    assert papers["responses"]["400"]["content"]["application/json"]["schema"]["$ref"].endswith(
+        "/Error"
+    )
+    patch = paths["/api/v1/papers/{slug}/"]["patch"]
+    assert {"409", "412"} <= set(patch["responses"])
+    assert "If-Match" in {parameter["name"] for parameter in patch["parameters"]}
+    paper = schema["components"]["schemas"]["Paper"]
+    assert paper["properties"]["version"]["readOnly"] is True
+    assert "version" not in schema["components"]["schemas"]["PatchedPaperRequest"]["properties"]
+
+
+def local_assets(html):
+    return re.findall(r'(?:src|href)="([^"]+)"', html)
+
+
+@pytest.mark.parametrize("url", ["/api/v1/docs/", "/api/v1/redoc/"])
+def test_docs_pages_load_nothing_from_another_origin(anon, url):
+    response = anon.get(url)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assets = local_assets(html)
+    assert assets
+    for asset in assets:
+        assert asset.startswith("/"), asset
+    assert "googleapis" not in html and "cdn" not in html.lower()
+    assert "default-src 'self'" in response["Content-Security-Policy"]
+
+
+def test_sidecar_assets_are_our_own_static_files():
+    for path in [
+        "drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js",
+        "drf_spectacular_sidecar/swagger-ui-dist/swagger-ui.css",
+        "drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js",
+    ]:
+        assert finders.find(path), path
+
+
+def test_swagger_initialiser_is_a_script_file_not_inline(anon):
+    html = anon.get("/api/v1/docs/").content.decode()
+    assert "<script>" not in html
+    script = anon.get("/api/v1/docs/?script=")
+    assert script.status_code == 200
+    assert "SwaggerUIBundle" in script.content.decode()
