@@ -59,6 +59,7 @@ def paper_detail(request, slug):
         slug=slug,
     )
     summary = paper.citation_summary()
+    polarity_classified = sum(row["count"] for row in summary.polarities)
     explorer = CitingPaperFilter(
         request.GET or None, queryset=paper.citing_citations(), summary=summary
     )
@@ -74,6 +75,9 @@ def paper_detail(request, slug):
         .select_related("cited_paper", "role", "polarity")
         .order_by(F("cited_paper__publication_date").desc(nulls_last=True), "id"),
         "json_ld": scholarly_article(paper),
+        "role_unclassified": summary.total - summary.classified,
+        "polarity_classified": polarity_classified,
+        "polarity_unclassified": summary.total - polarity_classified,
     }
     if explorer.is_bound and not explorer.is_valid():
         return render_item(request, "citations/paper_detail.html", context, paper, status=400)

@@ -1,0 +1,288 @@
+"""Paper hubs (/papers/<slug>/) against seed 003, the explorer, SEO data, BibTeX and drafts."""
+
+import json
+import re
+
+import pytest
+from django.urls import reverse
+
+from citations.models import Citation, Paper
+from rlscaling.publishing import Status
+from tests.conftest import ART_OF_SCALING
+from tests.factories import (
+    CitationFactory,
+    CitationPolarityFactory,
+    CitationRoleFactory,
+    PaperFactory,
+)
+from tests.test_pages_home import text_of
+
+pytestmark = pytest.mark.django_db
+
+HUB = reverse("citations:paper-detail", kwargs={"slug": ART_OF_SCALING})
+HUB_QUERY_CEILING = 16
+
+
+@pytest.fixture
+def hub(client, demo):
+    response = client.get(HUB)
+    assert response.status_code == 200
+    return response
+
+
+def explorer_titles(response):
+    return [edge.citing_paper.title for edge in response.context["explorer_page"].object_list]
+
+
+def test_hub_shows_the_paper(hub):
+    text = text_of(hub)
+    assert "The Art of Scaling Reinforcement Learning Compute for LLMs" in text
+    assert "Devvrit Khatri, Lovish Madaan, Rishabh Tiwari" in text
+    assert "Meta" in text
+    assert "October 15, 2025" in text
+    assert "We present the first large-scale systematic study" in text  # abstract
+    assert "proposes ScaleRL, a recipe whose performance can be predicted" in text  # summary
+    assert 'href="https://arxiv.org/abs/2510.13786"' in hub.content.decode()
+
+
+def test_canonical_badge_and_figures_come_from_the_citation_edges(hub):
+    text = text_of(hub)
+    assert "Canonical reference" in text
+    assert "100% of citing papers cite this work as background." in text
+    assert "30 papers citing it" in text
+    summary = hub.context["summary"]
+    assert summary.total == 30
+    assert summary.roles == [
+        {"name": "Background", "slug": "background", "count": 6, "percent": 100}
+    ]
+    assert [row["slug"] for row in summary.polarities] == ["neutral"]
+
+
+def test_role_and_polarity_summaries_draw_bars_without_inline_styles(hub):
+    html = hub.content.decode()
+    assert "Citation-role summary" in html and "Citation-polarity summary" in html
+    assert '<rect class="bar__fill" width="100" height="6"/>' in html
+    assert "6 · 100%" in html
+    assert ' style="' not in html
+    assert 'href="?role=background#explorer"' in html
+
+
+def test_bar_widths_follow_the_shares(client, db):
+    paper = PaperFactory()
+    method, background = CitationRoleFactory(slug="method"), CitationRoleFactory(slug="bg")
+    for _ in range(3):
+        CitationFactory(cited_paper=paper, role=method)
+    CitationFactory(cited_paper=paper, role=background)
+    html = client.get(paper.get_absolute_url()).content.decode()
+    assert '<rect class="bar__fill" width="75" height="6"/>' in html
+    assert '<rect class="bar__fill" width="25" height="6"/>' in html
+    assert "No classified citations yet." in html  # no polarities were given
+
+
+def test_representative_citing_papers_link_to_their_hubs(hub):
+    representatives = list(hub.context["representatives"])
+    expected = Citation.objects.filter(cited_paper__slug=ART_OF_SCALING, is_representative=True)
+    assert len(representatives) == expected.count() == 23
+    html = hub.content.decode()
+    section = html.split('id="representative-heading"')[1].split("</section>")[0]
+    assert "SAGC dynamically adjusts group sizes" in section
+    assert (
+        'href="/papers/faster-synchronous-on-policy-rl-via-straggler-aware-group-sizing/"'
+        in section
+    )
+    assert "Zone of Proximal Policy Optimization" not in section  # not representative
+
+
+def test_explorer_lists_every_citing_paper_paginated(client, demo):
+    first = client.get(HUB)
+    assert first.context["explorer_page"].paginator.count == 30
+    assert len(explorer_titles(first)) == 20
+    assert explorer_titles(first)[0].startswith("Zone of Proximal Policy Optimization")
+    assert "30 citing papers · showing 1–20" in text_of(first)
+    second = client.get(HUB, {"page": 2})
+    assert len(explorer_titles(second)) == 10
+    assert explorer_titles(second)[-1] == "Scaling Self-Play with Self-Guidance"
+    assert 'href="?page=2#explorer"' in first.content.decode()
+
+
+def test_explorer_filters_by_role(client, demo):
+    response = client.get(HUB, {"role": "background"})
+    assert response.status_code == 200
+    found = explorer_titles(response)
+    assert len(found) == 6
+    assert found[0].startswith("Zone of Proximal Policy Optimization")
+    assert found[-1].startswith("Weblica")
+    assert "6 of 30 citing papers" in text_of(response)
+    html = response.content.decode()
+    assert '<option value="background" selected>Background (6)</option>' in html
+    assert '<option value="method">Method (0)</option>' in html
+
+
+def test_explorer_filters_by_polarity_and_both(client, demo):
+    assert len(explorer_titles(client.get(HUB, {"polarity": "neutral"}))) == 6
+    assert len(explorer_titles(client.get(HUB, {"role": "background", "polarity": "neutral"})))
+    empty = client.get(HUB, {"role": "method"})
+    assert empty.status_code == 200
+    assert explorer_titles(empty) == []
+    assert "No citing papers match" in text_of(empty)
+
+
+def test_explorer_items_link_to_their_own_hubs(client, demo):
+    html = client.get(HUB, {"role": "background"}).content.decode()
+    explorer = html.split('id="explorer"')[1]
+    assert 'href="/papers/weblica-scalable-and-reproducible-training-environments-for' in explorer
+    weblica = "weblica-scalable-and-reproducible-training-environments-for-visual-web-agents"
+    response = client.get(reverse("citations:paper-detail", kwargs={"slug": weblica}))
+    assert response.status_code == 200
+    # The citing paper's own hub lists the paper it cites.
+    cites = response.content.decode().split('id="cites-heading"')[1]
+    assert f'href="/papers/{ART_OF_SCALING}/"' in cites
+
+
+@pytest.mark.parametrize(
+    ("params", "status"),
+    [
+        ({"role": "no-such-role"}, 400),
+        ({"polarity": "sideways"}, 400),
+        ({"page": "999"}, 404),
+        ({"page": "abc"}, 404),
+        ({"role": "background", "page": "2"}, 404),
+    ],
+)
+def test_invalid_explorer_input_is_a_client_error(client, demo, params, status):
+    assert client.get(HUB, params).status_code == status
+
+
+def test_json_ld_scholarly_article_carries_the_csp_nonce(hub):
+    html = hub.content.decode()
+    match = re.search(
+        r'<script type="application/ld\+json" nonce="([^"]+)">(.*?)</script>', html, re.S
+    )
+    assert match
+    nonce, payload = match.groups()
+    assert f"'nonce-{nonce}'" in hub.headers["Content-Security-Policy"]
+    data = json.loads(payload)
+    assert data["@type"] == "ScholarlyArticle"
+    assert data["name"] == "The Art of Scaling Reinforcement Learning Compute for LLMs"
+    assert data["author"][0] == {"@type": "Person", "name": "Devvrit Khatri"}
+    assert len(data["author"]) == 9
+    assert data["datePublished"] == "2025-10-15"
+    assert data["url"].endswith(HUB)
+    assert {"@type": "PropertyValue", "propertyID": "arXiv", "value": "2510.13786"} in data[
+        "identifier"
+    ]
+    assert html.count("<script") == 1
+
+
+def test_json_ld_cannot_be_broken_out_of(client, db):
+    paper = PaperFactory(title="</script><script>alert(1)</script>", summary="a & b")
+    html = client.get(paper.get_absolute_url()).content.decode()
+    assert "<script>alert(1)" not in html
+    assert html.count("<script") == 1
+
+
+def test_pages_without_json_ld_send_no_nonce(client, demo):
+    assert "nonce-" not in client.get("/").headers["Content-Security-Policy"]
+
+
+def test_google_scholar_meta_tags(hub):
+    html = hub.content.decode()
+    expected = [
+        '<meta name="citation_title" content="The Art of Scaling Reinforcement Learning Compute',
+        '<meta name="citation_author" content="Devvrit Khatri">',
+        '<meta name="citation_author" content="Rishabh Agarwal">',
+        '<meta name="citation_publication_date" content="2025/10/15">',
+        '<meta name="citation_arxiv_id" content="2510.13786">',
+        '<meta name="citation_pdf_url" content="https://arxiv.org/pdf/2510.13786">',
+        '<meta property="og:type" content="article">',
+        f'<link rel="canonical" href="http://127.0.0.1:8000{HUB}">',
+    ]
+    for tag in expected:
+        assert tag in html
+
+
+def test_bibtex_download(client, demo):
+    response = client.get(reverse("citations:paper-bibtex", kwargs={"slug": ART_OF_SCALING}))
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/x-bibtex")
+    assert response["Content-Disposition"] == f'attachment; filename="{ART_OF_SCALING}.bib"'
+    entry = response.content.decode()
+    assert entry.startswith("@misc{khatri2025scaling,\n")
+    assert "  title = {{The Art of Scaling Reinforcement Learning Compute for LLMs}},\n" in entry
+    assert "author = {Khatri, Devvrit and Madaan, Lovish and" in entry
+    assert "Dhillon, Inderjit S. and Brandfonbrener, David and Agarwal, Rishabh}" in entry
+    assert "  eprint = {2510.13786},\n  archivePrefix = {arXiv}," in entry
+    assert "  month = oct,\n" in entry
+    assert entry.rstrip().endswith("}")
+    hub_html = client.get(HUB).content.decode()
+    assert f'href="/papers/{ART_OF_SCALING}.bib" download' in hub_html
+
+
+def test_bibtex_escapes_special_characters_and_names_organisations(client, db):
+    paper = PaperFactory(title="Costs & 100% {braces}_x", byline="Z.ai", institution="Z.ai")
+    entry = client.get(reverse("citations:paper-bibtex", kwargs={"slug": paper.slug})).content
+    entry = entry.decode()
+    assert entry.startswith("@techreport{")
+    assert r"title = {{Costs \& 100\% \{braces\}\_x}}" in entry
+    assert "author = {{Z.ai}}" in entry
+
+
+def test_draft_paper_is_404_for_the_public_and_readers(client, reader, demo):
+    Paper.objects.filter(slug=ART_OF_SCALING).update(status=Status.DRAFT)
+    assert client.get(HUB).status_code == 404
+    bib = reverse("citations:paper-bibtex", kwargs={"slug": ART_OF_SCALING})
+    assert client.get(bib).status_code == 404
+    client.force_login(reader)
+    assert client.get(HUB).status_code == 404
+
+
+def test_editors_preview_drafts_uncached_and_marked(editor_client, demo):
+    paper = PaperFactory(title="Unpublished hub", draft=True)
+    response = editor_client.get(paper.get_absolute_url())
+    assert response.status_code == 200
+    assert "Draft preview." in text_of(response)
+    assert "no-store" in response["Cache-Control"]
+    assert '<meta name="robots" content="noindex, follow">' in response.content.decode()
+    published = editor_client.get(HUB)
+    assert "Draft preview." not in text_of(published)
+
+
+def test_draft_citing_papers_and_draft_edges_are_not_counted(client, demo):
+    hub_paper = Paper.objects.get(slug=ART_OF_SCALING)
+    background = CitationRoleFactory(slug="background")
+    CitationFactory(
+        cited_paper=hub_paper,
+        citing_paper=PaperFactory(title="Draft citer", draft=True),
+        role=background,
+    )
+    CitationFactory(cited_paper=hub_paper, role=background, draft=True)
+    response = client.get(HUB)
+    assert response.context["summary"].total == 30
+    assert "Draft citer" not in text_of(client.get(HUB, {"page": 2}))
+    assert len(explorer_titles(client.get(HUB, {"role": "background"}))) == 6
+
+
+def test_hub_query_count_is_flat_for_three_hundred_citing_papers(
+    client, demo, django_assert_max_num_queries
+):
+    with django_assert_max_num_queries(HUB_QUERY_CEILING):
+        client.get(HUB)
+    big = PaperFactory(title="A much-cited paper", is_canonical_reference=True)
+    roles = [CitationRoleFactory(slug=slug) for slug in ("background", "method", "extension")]
+    polarities = [CitationPolarityFactory(slug=slug) for slug in ("supporting", "neutral")]
+    for number in range(300):
+        CitationFactory(
+            cited_paper=big,
+            role=roles[number % 3] if number % 5 else None,
+            polarity=polarities[number % 2],
+            is_representative=number % 10 == 0,
+        )
+    with django_assert_max_num_queries(HUB_QUERY_CEILING):
+        response = client.get(big.get_absolute_url())
+    assert response.context["summary"].total == 300
+    assert len(explorer_titles(response)) == 20
+    assert len(response.context["representatives"]) == 24
+    with django_assert_max_num_queries(HUB_QUERY_CEILING):
+        response = client.get(big.get_absolute_url(), {"role": "method", "page": 3})
+    assert response.status_code == 200
+    assert "Page 3 of" in text_of(response)
