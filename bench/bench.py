@@ -400,21 +400,25 @@ def database_name(url):
 
 # -- output ------------------------------------------------------------------------------------
 
-COLUMNS = ["endpoint", "path", "req/s", "p50 ms", "p99 ms", "errors", "vs /healthz", "queries"]
+COLUMNS = [
+    "endpoint", "path", "req/s", "p50 ms", "p99 ms", "requests", "errors", "vs /healthz", "queries",
+]  # fmt: skip
 
 
 def cells(row):
     queries = row.get("queries")
     queries = "" if queries is None else str(queries)
     if row.get("state") != "ok":
-        return [row["endpoint"], row["path"] or "-", row.get("state", "-"), "", "", "", "", queries]
+        state = row.get("state", "-")
+        return [row["endpoint"], row["path"] or "-", state, "", "", "", "", "", queries]
     ratio = row.get("ratio")
     return [
         row["endpoint"],
         row["path"],
-        f"{row['rps']:.0f}",
+        f"{row['rps']:.1f}" if row["rps"] < 10 else f"{row['rps']:.0f}",
         f"{row['p50_ms']:.1f}",
         f"{row['p99_ms']:.1f}",
+        f"{row['requests']}",
         f"{row['errors']}",
         f"{ratio:.2f}" if ratio is not None else "",
         queries,
@@ -423,6 +427,8 @@ def cells(row):
 
 def format_row(row):
     values = cells(row)
+    if row.get("state") != "ok":
+        return f"{values[0]:<22} {values[2]}"
     return f"{values[0]:<22} {values[2]:>7} req/s  p50 {values[3]:>7} ms  p99 {values[4]:>7} ms"
 
 
@@ -458,7 +464,9 @@ def growth_rows(small, large):
                 f"{row['p50_ms']:.1f}",
                 f"{other['p50_ms']:.1f}",
                 f"{growth:.2f}x",
-                "yes" if growth <= MAX_GROWTH else "NO",
+                "(reference)"
+                if row["endpoint"] == "healthz"
+                else ("yes" if growth <= MAX_GROWTH else "NO"),
             ]
         )
     return rows
@@ -485,9 +493,13 @@ def machine(runs, options):
     with contextlib.suppress(OSError):
         match = re.search(r"^MemTotal:\s+(\d+) kB", Path("/proc/meminfo").read_text(), re.M)
         memory = f"{int(match.group(1)) / 1024 / 1024:.1f} GiB" if match else memory
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout
+
+    commit = git("rev-parse", "--short", "HEAD").strip()
+    if git("status", "--porcelain", "--untracked-files=no").strip():
+        commit += " plus uncommitted changes"
     load = "wrk" if options.load == "wrk" else "Python threads (http.client)"
     return [
         f"- date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC; commit {commit}",
