@@ -42,5 +42,14 @@ check: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
 
+# A complete dump into backups/: pg_dump on PostgreSQL, a dumpdata fixture otherwise.
+backup: $(STAMP)
+	$(BIN)/python manage.py backup
+
+# Replace the database's contents with a backup (asks first): make restore FILE=backups/....
+restore: $(STAMP)
+	@test -n "$(FILE)" || { echo "usage: make restore FILE=backups/rlscaling-....dump"; exit 2; }
+	$(BIN)/python manage.py restore "$(FILE)"
+
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache
