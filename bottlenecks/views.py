@@ -6,9 +6,11 @@ from django.views.decorators.http import require_GET
 
 from citations.models import Paper
 from notes.models import ResearchNote
-from rlscaling.pages import render_item
+from rlscaling.pages import paginate, render_item
 
 from .models import Analysis, Layer
+
+LAYER_PAGE_SIZE = 20
 
 
 @require_GET
@@ -29,10 +31,14 @@ def layer_detail(request, slug):
         "nav": "bottlenecks",
         "layer": layer,
         "notes": ResearchNote.objects.published().filter(layers=layer).prefetch_related("tags"),
-        "papers": Paper.objects.published()
-        .filter(layers=layer)
-        .for_listing()
-        .order_by(F("publication_date").desc(nulls_last=True), "-id"),
+        "page": paginate(
+            request,
+            Paper.objects.published()
+            .filter(layers=layer)
+            .for_listing()
+            .order_by(F("publication_date").desc(nulls_last=True), "-id"),
+            LAYER_PAGE_SIZE,
+        ),
         "layers": Layer.objects.published(),
     }
     return render_item(request, "bottlenecks/layer_detail.html", context, layer)

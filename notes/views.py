@@ -1,10 +1,8 @@
 """Research note pages."""
 
-from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
-from citations.models import Paper
 from rlscaling.pages import render_item
 
 from .models import ResearchNote
@@ -13,12 +11,5 @@ from .models import ResearchNote
 @require_GET
 def note_detail(request, slug):
     """A note: what the paper(s) found, why it matters, the caveat, the layers it bears on."""
-    note = get_object_or_404(
-        ResearchNote.objects.visible_to(request.user)
-        .for_display()
-        .prefetch_related(
-            Prefetch("papers", queryset=Paper.objects.published().with_authors()),
-        ),
-        slug=slug,
-    )
+    note = get_object_or_404(ResearchNote.objects.visible_to(request.user).for_display(), slug=slug)
     return render_item(request, "notes/note_detail.html", {"nav": "research", "note": note}, note)
