@@ -198,6 +198,7 @@ class CorpusGenerator:
         seed=0,
         hubs=3,
         prefix="synthetic",
+        hub_share=HUB_SHARE,
         batch_size=5000,
         log=None,
     ):
@@ -207,10 +208,13 @@ class CorpusGenerator:
             raise ValueError(f"citations must be between 0 and {papers * (papers - 1)}.")
         if not 0 <= hubs <= papers:
             raise ValueError("hubs must be between 0 and the number of papers.")
+        if not 0 <= hub_share <= 1:
+            raise ValueError("hub share must be between 0 and 1.")
         if not PREFIX_PATTERN.match(prefix):
             raise ValueError("prefix must be lowercase letters, digits and single hyphens.")
         self.n_papers, self.n_citations, self.n_hubs = papers, citations, hubs
         self.seed, self.prefix, self.batch_size = seed, prefix, batch_size
+        self.hub_share = hub_share
         self.log = log or (lambda message: None)
         self.now = timezone.now()
         self.started = time.monotonic()
@@ -472,7 +476,7 @@ class CorpusGenerator:
     def in_degrees(self):
         """How many papers cite each paper: [(paper index, count)], summing to the total.
 
-        Hubs take HUB_SHARE of all edges (1 : 1/2 : 1/3 ...); the other papers share the rest
+        Hubs take `hub_share` of all edges (1 : 1/2 : 1/3 ...); the other papers share the rest
         on a Zipf-like curve, capped below the smallest hub so the hubs stay on top.
         """
         n, total = self.n_papers, self.n_citations
@@ -481,7 +485,7 @@ class CorpusGenerator:
         rng = random.Random(f"{self.seed}:degrees")
         hub_weights = [1 / (k + 1) for k in range(self.n_hubs)]
         hub_degrees = [
-            min(n - 1, round(total * HUB_SHARE * w / sum(hub_weights))) for w in hub_weights
+            min(n - 1, round(total * self.hub_share * w / sum(hub_weights))) for w in hub_weights
         ]
         hubs = set(self.hubs)
         others = [index for index in range(n) if index not in hubs]

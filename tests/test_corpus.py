@@ -146,6 +146,7 @@ def test_replace_removes_the_old_corpus_with_its_edges_tags_and_authorships():
         {"papers": 0, "citations": 0},
         {"papers": 10, "citations": 5, "hubs": 11},
         {"prefix": "Bad_Prefix"},
+        {"hub_share": 1.5},
     ],
 )
 def test_impossible_options_are_refused(options):
@@ -158,3 +159,10 @@ def test_a_tiny_corpus_still_holds_together():
     generate(papers=5, citations=20, hubs=1)  # every possible edge
     assert Citation.objects.count() == 20
     assert Citation.objects.values("citing_paper", "cited_paper").distinct().count() == 20
+
+
+def test_hub_share_builds_one_hub_with_thousands_of_citing_papers():
+    generate(papers=2500, citations=3000, hubs=1, hub_share=0.9)
+    hub = Paper.objects.get(is_canonical_reference=True)
+    assert hub.citations_received.count() == 2499  # every other paper, capped at n - 1
+    assert Citation.objects.count() == 3000

@@ -23,6 +23,12 @@ class Command(BaseCommand):
             help="Canonical references that take the largest share of citations (default 3).",
         )
         parser.add_argument(
+            "--hub-share",
+            type=float,
+            default=0.07,
+            help="Share of all citations that go to the hubs (default 0.07).",
+        )
+        parser.add_argument(
             "--prefix", default="synthetic", help="Slug prefix of the corpus (default synthetic)."
         )
         parser.add_argument(
@@ -42,6 +48,7 @@ class Command(BaseCommand):
                 citations=citations,
                 seed=options["seed"],
                 hubs=options["hubs"],
+                hub_share=options["hub_share"],
                 prefix=options["prefix"],
                 batch_size=options["batch_size"],
                 log=self.stdout.write,
