@@ -1,4 +1,4 @@
-"""The Atom feed of published research notes and papers, newest first."""
+"""The Atom feed of published research notes and research-index papers, newest first."""
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
@@ -23,8 +23,9 @@ class LatestFeed(Feed):
 
     def items(self):
         notes = ResearchNote.objects.published().prefetch_related("tags")[:FEED_LENGTH]
+        # Index papers only: the many citing papers held as citation records are not news.
         papers = (
-            Paper.objects.published()
+            Paper.objects.in_research_index()
             .with_authors()
             .prefetch_related("tags")
             .order_by("-published_at", "-id")[:FEED_LENGTH]

@@ -1,0 +1,149 @@
+"""The Atom feed, sitemap.xml and robots.txt: published content only, absolute SITE_URL links."""
+
+import datetime
+import xml.etree.ElementTree as ET
+
+import pytest
+from django.test import override_settings
+
+from bottlenecks.models import Layer
+from citations.models import Paper
+from notes.models import ResearchNote
+from tests.factories import LayerFactory, PaperFactory, ResearchNoteFactory
+
+pytestmark = pytest.mark.django_db
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+FEED_QUERY_CEILING = 6
+SITEMAP_QUERY_CEILING = 8
+FUTURE = datetime.datetime(2999, 1, 1, tzinfo=datetime.UTC)
+
+
+def feed_entries(client):
+    response = client.get("/feeds/latest.atom")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/atom+xml")
+    root = ET.fromstring(response.content)
+    return [
+        {
+            "title": entry.findtext(f"{ATOM}title"),
+            "link": entry.find(f"{ATOM}link").get("href"),
+            "summary": entry.findtext(f"{ATOM}summary"),
+            "categories": [c.get("term") for c in entry.findall(f"{ATOM}category")],
+        }
+        for entry in root.findall(f"{ATOM}entry")
+    ]
+
+
+def sitemap_locations(client):
+    response = client.get("/sitemap.xml")
+    assert response.status_code == 200
+    root = ET.fromstring(response.content)
+    return [url.findtext(f"{SITEMAP}loc") for url in root.findall(f"{SITEMAP}url")]
+
+
+def test_feed_has_the_published_notes_and_index_papers(client, demo):
+    entries = feed_entries(client)
+    titles = [entry["title"] for entry in entries]
+    assert len(entries) == ResearchNote.objects.published().count() + 18
+    assert "Locked at the Entrance, Open Inside" in titles
+    assert "The Art of Scaling Reinforcement Learning Compute for LLMs" in titles
+    assert "Zone of Proximal Policy Optimization: Teacher in Prompts, Not Gradients" not in titles
+    note = next(e for e in entries if e["title"] == "Locked at the Entrance, Open Inside")
+    assert note["link"] == "http://127.0.0.1:8000/notes/locked-at-the-entrance-open-inside/"
+    assert note["summary"].startswith("Across two controlled training setups")
+    assert note["categories"][0] == "Research note" and "rlvr" in note["categories"]
+
+
+def test_feed_is_newest_first(client, db):
+    ResearchNoteFactory(title="Older", published_at="2026-01-01T00:00:00Z")
+    PaperFactory(title="Newest", published_at="2026-03-01T00:00:00Z")
+    ResearchNoteFactory(title="Middle", published_at="2026-02-01T00:00:00Z")
+    assert [entry["title"] for entry in feed_entries(client)] == ["Newest", "Middle", "Older"]
+
+
+def test_feed_leaves_out_drafts_and_future_items(client, db):
+    ResearchNoteFactory(title="Draft note", draft=True)
+    PaperFactory(title="Draft paper", draft=True)
+    ResearchNoteFactory(title="Embargoed note", published_at=FUTURE)
+    PaperFactory(title="Public paper")
+    assert [entry["title"] for entry in feed_entries(client)] == ["Public paper"]
+
+
+@override_settings(SITE_URL="https://rlscaling.example")
+def test_feed_links_use_site_url_not_the_request_host(client, db):
+    paper = PaperFactory()
+    response = client.get("/feeds/latest.atom", HTTP_HOST="127.0.0.1")
+    root = ET.fromstring(response.content)
+    assert root.find(f"{ATOM}entry/{ATOM}link").get("href") == (
+        f"https://rlscaling.example{paper.get_absolute_url()}"
+    )
+
+
+def test_feed_query_count_is_flat(client, db, django_assert_max_num_queries):
+    for number in range(40):
+        PaperFactory().tags.add(f"t{number}")
+        ResearchNoteFactory().tags.add(f"n{number}")
+    with django_assert_max_num_queries(FEED_QUERY_CEILING):
+        assert len(feed_entries(client)) == 30
+
+
+def test_sitemap_lists_every_public_page(client, demo):
+    locations = set(sitemap_locations(client))
+    base = "http://127.0.0.1:8000"
+    for path in ["/", "/research/", "/bottlenecks/", "/bottlenecks/rewards/", "/tags/grpo/"]:
+        assert base + path in locations
+    for paper in Paper.objects.published():
+        assert base + paper.get_absolute_url() in locations
+    for note in ResearchNote.objects.published():
+        assert base + note.get_absolute_url() in locations
+    assert len(locations) == len(sitemap_locations(client))  # no duplicates
+    assert Layer.objects.published().count() == 6
+
+
+def test_sitemap_leaves_out_drafts(client, db):
+    PaperFactory(slug="draft-paper", draft=True).tags.add("draft-only")
+    ResearchNoteFactory(slug="draft-note", draft=True)
+    LayerFactory(slug="draft-layer", draft=True)
+    PaperFactory(slug="embargoed", published_at=FUTURE)
+    PaperFactory(slug="public-paper").tags.add("public-tag")
+    locations = " ".join(sitemap_locations(client))
+    for hidden in ("draft-paper", "draft-note", "draft-layer", "embargoed", "draft-only"):
+        assert hidden not in locations
+    assert "/papers/public-paper/" in locations and "/tags/public-tag/" in locations
+
+
+@override_settings(SITE_URL="https://rlscaling.example")
+def test_sitemap_urls_use_site_url(client, db):
+    PaperFactory(slug="a-paper")
+    locations = sitemap_locations(client)
+    assert "https://rlscaling.example/papers/a-paper/" in locations
+    assert all(location.startswith("https://rlscaling.example/") for location in locations)
+
+
+def test_sitemap_query_count_is_flat(client, db, django_assert_max_num_queries):
+    with django_assert_max_num_queries(SITEMAP_QUERY_CEILING):
+        sitemap_locations(client)
+    for number in range(30):
+        PaperFactory().tags.add(f"t{number}")
+        ResearchNoteFactory().tags.add(f"n{number}")
+        LayerFactory()
+    with django_assert_max_num_queries(SITEMAP_QUERY_CEILING):
+        assert len(sitemap_locations(client)) > 120
+
+
+def test_robots_txt_points_at_the_sitemap(client, db):
+    response = client.get("/robots.txt")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/plain; charset=utf-8"
+    body = response.content.decode()
+    assert "User-agent: *" in body
+    assert "Disallow: /admin/" in body
+    assert "Sitemap: http://127.0.0.1:8000/sitemap.xml" in body
+
+
+def test_base_template_advertises_the_feed(client, db):
+    html = client.get("/").content.decode()
+    assert 'rel="alternate" type="application/atom+xml"' in html
+    assert 'href="/feeds/latest.atom"' in html
