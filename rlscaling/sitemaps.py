@@ -4,8 +4,11 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.sitemaps import Sitemap
-from django.db.models import Q
+from django.contrib.sitemaps.views import SitemapIndexItem, x_robots_tag
+from django.db.models import Max, Q
+from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.views.decorators.http import require_GET
 from taggit.models import Tag
 
 from bottlenecks.models import Layer
@@ -23,11 +26,23 @@ def published_tags():
 class SiteSitemap(Sitemap):
     """Absolute URLs from SITE_URL rather than from whatever Host the request carried."""
 
+    limit = 10_000
+
     def get_protocol(self, protocol=None):
         return urlsplit(settings.SITE_URL).scheme or "https"
 
     def get_domain(self, site=None):
         return urlsplit(settings.SITE_URL).netloc
+
+
+class ModelSitemap(SiteSitemap):
+    """A sitemap of rows with `updated_at`; the newest one is found by the database."""
+
+    def lastmod(self, item):
+        return item.updated_at
+
+    def get_latest_lastmod(self):
+        return self.items().aggregate(latest=Max("updated_at"))["latest"]
 
 
 class StaticPagesSitemap(SiteSitemap):
@@ -41,39 +56,30 @@ class StaticPagesSitemap(SiteSitemap):
         return reverse(item)
 
 
-class PaperSitemap(SiteSitemap):
+class PaperSitemap(ModelSitemap):
     changefreq = "weekly"
 
     def items(self):
         return Paper.objects.published().order_by("id")
 
-    def lastmod(self, paper):
-        return paper.updated_at
-
     def priority(self, paper):
         return 0.7 if paper.in_research_index else 0.4
 
 
-class NoteSitemap(SiteSitemap):
+class NoteSitemap(ModelSitemap):
     changefreq = "monthly"
     priority = 0.7
 
     def items(self):
         return ResearchNote.objects.published().order_by("id")
 
-    def lastmod(self, note):
-        return note.updated_at
 
-
-class LayerSitemap(SiteSitemap):
+class LayerSitemap(ModelSitemap):
     changefreq = "monthly"
     priority = 0.5
 
     def items(self):
         return Layer.objects.published()
-
-    def lastmod(self, layer):
-        return layer.updated_at
 
 
 class TagSitemap(SiteSitemap):
@@ -94,3 +100,21 @@ SITEMAPS = {
     "layers": LayerSitemap,
     "tags": TagSitemap,
 }
+
+
+@require_GET
+@x_robots_tag
+def sitemap_index(request):
+    """sitemap.xml: every page of every section sitemap, at SITE_URL (Django's own index view
+    would take the host from the request)."""
+    entries = []
+    for section, sitemap_class in SITEMAPS.items():
+        sitemap = sitemap_class()
+        location = settings.SITE_URL + reverse("sitemap-section", kwargs={"section": section})
+        lastmod = sitemap.get_latest_lastmod()
+        entries.append(SitemapIndexItem(location, lastmod))
+        for page in range(2, sitemap.paginator.num_pages + 1):
+            entries.append(SitemapIndexItem(f"{location}?p={page}", lastmod))
+    return TemplateResponse(
+        request, "sitemap_index.xml", {"sitemaps": entries}, content_type="application/xml"
+    )

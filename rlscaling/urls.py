@@ -1,11 +1,11 @@
 from django.conf import settings
 from django.contrib import admin
-from django.contrib.sitemaps.views import sitemap as sitemap_view
+from django.contrib.sitemaps import views as sitemaps_views
 from django.urls import include, path
 
 from . import health, views
 from .feeds import LatestFeed
-from .sitemaps import SITEMAPS
+from .sitemaps import SITEMAPS, sitemap_index
 
 admin.site.site_header = "RL Scaling editors"
 admin.site.site_title = "RL Scaling admin"
@@ -17,7 +17,14 @@ urlpatterns = [
     path("readyz", health.readyz, name="readyz"),
     path("tags/<slug:slug>/", views.tag_detail, name="tag-detail"),
     path("feeds/latest.atom", LatestFeed(), name="feed-latest"),
-    path("sitemap.xml", sitemap_view, {"sitemaps": SITEMAPS}, name="sitemap"),
+    # An index of per-section sitemaps, so a large corpus pages past the 50,000-URL limit.
+    path("sitemap.xml", sitemap_index, name="sitemap"),
+    path(
+        "sitemap-<section>.xml",
+        sitemaps_views.sitemap,
+        {"sitemaps": SITEMAPS},
+        name="sitemap-section",
+    ),
     path("robots.txt", views.robots_txt, name="robots-txt"),
     path("", include("citations.urls")),
     path("", include("notes.urls")),

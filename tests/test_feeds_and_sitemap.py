@@ -2,6 +2,7 @@
 
 import datetime
 import xml.etree.ElementTree as ET
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from django.test import override_settings
@@ -36,11 +37,24 @@ def feed_entries(client):
     ]
 
 
-def sitemap_locations(client):
+def sitemap_index(client):
     response = client.get("/sitemap.xml")
     assert response.status_code == 200
+    assert response["Content-Type"] == "application/xml"
     root = ET.fromstring(response.content)
-    return [url.findtext(f"{SITEMAP}loc") for url in root.findall(f"{SITEMAP}url")]
+    return [entry.findtext(f"{SITEMAP}loc") for entry in root.findall(f"{SITEMAP}sitemap")]
+
+
+def sitemap_locations(client):
+    """Every URL of every section sitemap the index lists."""
+    locations = []
+    for section in sitemap_index(client):
+        parts = urlsplit(section)
+        response = client.get(parts.path, dict(parse_qsl(parts.query)))
+        assert response.status_code == 200
+        root = ET.fromstring(response.content)
+        locations += [url.findtext(f"{SITEMAP}loc") for url in root.findall(f"{SITEMAP}url")]
+    return locations
 
 
 def test_feed_has_the_published_notes_and_index_papers(client, demo):
@@ -117,20 +131,44 @@ def test_sitemap_leaves_out_drafts(client, db):
 @override_settings(SITE_URL="https://rlscaling.example")
 def test_sitemap_urls_use_site_url(client, db):
     PaperFactory(slug="a-paper")
+    assert sitemap_index(client)[0] == "https://rlscaling.example/sitemap-pages.xml"
     locations = sitemap_locations(client)
     assert "https://rlscaling.example/papers/a-paper/" in locations
     assert all(location.startswith("https://rlscaling.example/") for location in locations)
 
 
+def test_large_sections_are_split_into_pages(client, db, monkeypatch):
+    from rlscaling.sitemaps import PaperSitemap
+
+    monkeypatch.setattr(PaperSitemap, "limit", 10)
+    for _ in range(25):
+        PaperFactory()
+    index = sitemap_index(client)
+    assert [loc for loc in index if "sitemap-papers" in loc] == [
+        "http://127.0.0.1:8000/sitemap-papers.xml",
+        "http://127.0.0.1:8000/sitemap-papers.xml?p=2",
+        "http://127.0.0.1:8000/sitemap-papers.xml?p=3",
+    ]
+    assert len([loc for loc in sitemap_locations(client) if "/papers/" in loc]) == 25
+    assert client.get("/sitemap-papers.xml", {"p": 4}).status_code == 404
+    assert client.get("/sitemap-no-such-section.xml").status_code == 404
+
+
 def test_sitemap_query_count_is_flat(client, db, django_assert_max_num_queries):
     with django_assert_max_num_queries(SITEMAP_QUERY_CEILING):
-        sitemap_locations(client)
+        sitemap_index(client)
+    with django_assert_max_num_queries(SITEMAP_QUERY_CEILING):
+        client.get("/sitemap-papers.xml")
     for number in range(30):
         PaperFactory().tags.add(f"t{number}")
         ResearchNoteFactory().tags.add(f"n{number}")
         LayerFactory()
     with django_assert_max_num_queries(SITEMAP_QUERY_CEILING):
-        assert len(sitemap_locations(client)) > 120
+        assert len(sitemap_index(client)) == 5
+    for section in ("papers", "notes", "layers", "tags"):
+        with django_assert_max_num_queries(SITEMAP_QUERY_CEILING):
+            assert client.get(f"/sitemap-{section}.xml").status_code == 200
+    assert len(sitemap_locations(client)) > 120
 
 
 def test_robots_txt_points_at_the_sitemap(client, db):
@@ -141,6 +179,7 @@ def test_robots_txt_points_at_the_sitemap(client, db):
     assert "User-agent: *" in body
     assert "Disallow: /admin/" in body
     assert "Sitemap: http://127.0.0.1:8000/sitemap.xml" in body
+    assert "Disallow: /api/" in body
 
 
 def test_base_template_advertises_the_feed(client, db):
