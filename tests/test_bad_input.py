@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
 
 from bottlenecks.models import Layer
+from citations.api import HubFilterSet
 from citations.filters import CitingPaperFilter, ResearchIndexFilter
 from citations.models import Citation, Paper
 from notes.models import ResearchNote
@@ -189,9 +190,7 @@ def api_lists():
         if getattr(viewset, "filterset_class", None):
             params |= _filter_params(viewset.filterset_class)
         lists[basename] = (reverse(f"api:{basename}-list"), params)
-    params = set(PAGE_PARAMS) | _filter_params(
-        __import__("citations.api", fromlist=["HubFilterSet"]).HubFilterSet
-    )
+    params = set(PAGE_PARAMS) | _filter_params(HubFilterSet)
     hub = Paper.objects.published().filter(citations_received__isnull=False).first()
     lists["paper-citations"] = (reverse("api:paper-citations", kwargs={"slug": hub.slug}), params)
     return lists
