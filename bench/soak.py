@@ -1,0 +1,616 @@
+"""`make soak`: a bounded soak of the whole stack, then two checks: no 5xx, no lost writes.
+
+Serves the site with gunicorn and production settings on 127.0.0.1 (port 8350 by default),
+over a scratch PostgreSQL database (created, loaded with the demo content, dropped at the end)
+and Redis when they answer on loopback, and drives it for 60 s with 20 concurrent clients:
+mostly public pages and API reads, plus a few editors writing through the API with tokens
+(creating draft notes, and two editors editing the same notes with the version they last saw,
+so some writes are refused as stale). Afterwards every acknowledged write must be in the
+database: each created note exists, and each acknowledged edit is in the note's history with
+the version the API answered (and the row itself is at the newest acknowledged version).
+
+    .venv/bin/python bench/soak.py                       # 60 s, 20 clients
+    .venv/bin/python bench/soak.py --duration 10 --clients 5
+    .venv/bin/python bench/soak.py --write               # also record the run in RESULTS.md
+
+Exit status 0 only if there were no 5xx responses, no socket errors, no draft leaks and no
+lost writes.
+"""
+
+import argparse
+import collections
+import contextlib
+import datetime
+import http.client
+import json
+import os
+import platform
+import random
+import re
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+RESULTS = ROOT / "bench" / "RESULTS.md"
+HOST = "127.0.0.1"
+POSTGRES = "postgres://postgres@127.0.0.1:5432"
+SOAK_DATABASE = "rlscaling_soak"
+REDIS = "redis://127.0.0.1:6379/15"
+SECTION_START, SECTION_END = "<!-- soak:start -->", "<!-- soak:end -->"
+
+
+# -- setting up -------------------------------------------------------------------------------
+
+
+def answers(host, port):
+    with socket.socket() as sock:
+        sock.settimeout(1)
+        return sock.connect_ex((host, port)) == 0
+
+
+def scratch_database(explicit):
+    """The database URL to soak, and whether this script created it (and must drop it)."""
+    if explicit:
+        return explicit, False
+    if not answers("127.0.0.1", 5432):
+        path = Path(tempfile.mkdtemp(prefix="rlscaling-soak-")) / "soak.sqlite3"
+        return f"sqlite:///{path}", False
+    import psycopg
+
+    with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as connection:
+        connection.execute(f"DROP DATABASE IF EXISTS {SOAK_DATABASE} WITH (FORCE)")
+        connection.execute(f"CREATE DATABASE {SOAK_DATABASE}")
+    return f"{POSTGRES}/{SOAK_DATABASE}", True
+
+
+def drop_database(url):
+    import psycopg
+
+    with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as connection:
+        connection.execute(f"DROP DATABASE IF EXISTS {SOAK_DATABASE} WITH (FORCE)")
+
+
+def server_env(database_url, redis_url, static_root, port):
+    env = dict(os.environ)
+    env.update(
+        DJANGO_ENV="production",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS=HOST,
+        SECURE_SSL_REDIRECT="0",  # plain HTTP on loopback, no TLS proxy in front
+        DATABASE_URL=database_url,
+        REDIS_URL=redis_url,
+        CACHE_KEY_PREFIX=f"rlscaling-soak-{secrets.token_hex(4)}",
+        STATIC_ROOT=str(static_root),
+        SITE_URL=f"http://{HOST}:{port}",
+        LOG_LEVEL="ERROR",
+        # 20 clients from one address would otherwise be throttled within seconds; the
+        # throttle still runs, at rates the soak does not reach.
+        API_THROTTLE_ANON="1000000000/hour",
+        API_THROTTLE_USER="1000000000/hour",
+    )
+    env.pop("DEBUG", None)
+    return env
+
+
+def manage(env, *args):
+    subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, timeout=600)
+
+
+def prepare(env):
+    """Schema, demo content, static files, two editors with tokens; returns what to request."""
+    manage(env, "migrate", "--noinput", "-v0")
+    manage(env, "load_demo")
+    manage(env, "collectstatic", "--noinput", "-v0")
+    script = r"""
+import json
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from rest_framework.authtoken.models import Token
+from citations.models import Citation, Paper
+from notes.models import ResearchNote
+from bottlenecks.models import Layer
+from rlscaling.editors import EDITORS_GROUP
+from rlscaling.publishing import Status
+
+tokens = []
+for n in range(2):
+    user = get_user_model().objects.create_user(f"soak-editor-{n}", password=None, is_staff=True)
+    user.groups.add(Group.objects.get(name=EDITORS_GROUP))
+    tokens.append(Token.objects.create(user=user).key)
+contested = []
+for n in range(3):
+    note = ResearchNote.objects.create(
+        title=f"Soak contested note {n}", slug=f"soak-contested-{n}", dek="Edited by two editors.",
+        status=Status.DRAFT,
+    )
+    contested.append(note.slug)
+hubs = list(Paper.objects.published().filter(citations_received__isnull=False)
+            .values_list("slug", flat=True).distinct()[:5])
+print("SOAK " + json.dumps({
+    "tokens": tokens,
+    "contested": contested,
+    "papers": list(Paper.objects.in_research_index().values_list("slug", flat=True)[:30]),
+    "hubs": hubs,
+    "notes": list(ResearchNote.objects.published().values_list("slug", flat=True)),
+    "layers": list(Layer.objects.published().values_list("slug", flat=True)),
+    "tags": sorted({t.slug for p in Paper.objects.published()[:30] for t in p.tags.all()}),
+}))
+"""
+    output = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    line = next(x for x in output.splitlines() if x.startswith("SOAK "))
+    return json.loads(line.removeprefix("SOAK "))
+
+
+class Server:
+    """gunicorn on 127.0.0.1:port in its own process group, stopped (the group) on exit."""
+
+    def __init__(self, env, port, workers, log_path):
+        self.env, self.port, self.workers, self.log_path = env, port, workers, log_path
+        self.process = None
+
+    def __enter__(self):
+        if answers(HOST, self.port):
+            raise SystemExit(f"Port {self.port} is already in use; pass --port.")
+        command = [
+            *(str(BIN / "gunicorn"), "rlscaling.wsgi:application"),
+            *(f"--bind={HOST}:{self.port}", f"--workers={self.workers}", "--timeout=30"),
+            *("--graceful-timeout=5", "--log-level=warning", f"--error-logfile={self.log_path}"),
+        ]
+        self.process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=self.env,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise SystemExit(f"gunicorn exited early:\n{self.log_tail()}")
+            with contextlib.suppress(OSError, http.client.HTTPException):
+                if request("GET", self.port, "/readyz")[0] == 200:
+                    return self
+            time.sleep(0.2)
+        self.stop()
+        raise SystemExit(f"gunicorn did not become ready within 60 s:\n{self.log_tail()}")
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def stop(self):
+        if self.process is None or self.process.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=5)
+
+    def log_tail(self, lines=30):
+        with contextlib.suppress(OSError):
+            return "\n".join(Path(self.log_path).read_text(errors="replace").splitlines()[-lines:])
+        return ""
+
+
+# -- the load ---------------------------------------------------------------------------------
+
+
+def request(method, port, path, body=None, headers=None, timeout=30):
+    connection = http.client.HTTPConnection(HOST, port, timeout=timeout)
+    try:
+        payload = json.dumps(body).encode() if body is not None else None
+        all_headers = {"Accept": "*/*", **(headers or {})}
+        if payload is not None:
+            all_headers["Content-Type"] = "application/json"
+        connection.request(method, path, body=payload, headers=all_headers)
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+class Recorder:
+    """Thread-safe counts, latencies and the log of acknowledged writes."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.latencies = collections.defaultdict(list)
+        self.statuses = collections.Counter()
+        self.server_errors = []
+        self.socket_errors = []
+        self.draft_leaks = []
+        self.created = {}  # slug -> title, for every 201
+        self.edits = []  # (slug, version, caveat) for every 200 on an edit
+        self.stale = 0  # 409s: an edit refused because another editor saved first
+
+    def record(self, kind, status, seconds, path):
+        with self.lock:
+            self.latencies[kind].append(seconds)
+            self.statuses[status] += 1
+            if status >= 500:
+                self.server_errors.append((status, path))
+
+
+def reader(port, targets, deadline, recorder, rng):
+    papers, hubs, notes = targets["papers"], targets["hubs"], targets["notes"]
+    layers, tags = targets["layers"], targets["tags"] or ["rl"]
+    pages = [
+        lambda: "/",
+        lambda: "/research/",
+        lambda: "/research/?" + urlencode({"q": rng.choice(["scaling", "reward", "rollout"])}),
+        lambda: f"/research/?tag={rng.choice(tags)}&page={rng.randint(1, 2)}",
+        lambda: f"/papers/{rng.choice(papers)}/",
+        lambda: f"/papers/{rng.choice(hubs)}/?page={rng.randint(1, 2)}",
+        lambda: f"/notes/{rng.choice(notes)}/",
+        lambda: "/bottlenecks/",
+        lambda: f"/bottlenecks/{rng.choice(layers)}/",
+        lambda: f"/tags/{rng.choice(tags)}/",
+        lambda: "/feeds/latest.atom",
+        lambda: "/sitemap.xml",
+    ]
+    api = [
+        lambda: "/api/v1/papers/",
+        lambda: f"/api/v1/papers/{rng.choice(papers)}/",
+        lambda: f"/api/v1/papers/{rng.choice(hubs)}/citations/",
+        lambda: "/api/v1/papers/?" + urlencode({"search": rng.choice(["scaling", "policy"])}),
+        lambda: "/api/v1/notes/",
+        lambda: "/api/v1/citations/",
+        lambda: "/api/v1/layers/",
+        lambda: "/api/v1/tags/",
+    ]
+    while time.monotonic() < deadline:
+        kind = "page" if rng.random() < 0.6 else "api"
+        path = rng.choice(pages if kind == "page" else api)()
+        started = time.perf_counter()
+        try:
+            status, _ = request("GET", port, path)
+        except (OSError, http.client.HTTPException) as error:
+            with recorder.lock:
+                recorder.socket_errors.append((path, repr(error)))
+            continue
+        recorder.record(kind, status, time.perf_counter() - started, path)
+        if status >= 400 and status != 404:
+            with recorder.lock:
+                recorder.statuses[f"{status} {path}"] += 1
+
+
+def writer(port, number, token, targets, deadline, recorder, rng, pause):
+    """Creates draft notes, and edits the contested notes with the version it last saw."""
+    headers = {"Authorization": f"Token {token}"}
+    versions = {}
+    count = 0
+    while time.monotonic() < deadline:
+        count += 1
+        if count % 3 == 1:
+            slug = f"soak-{number}-{count}"
+            body = {"title": f"Soak note {number}.{count}", "slug": slug, "summary": "Draft."}
+            started = time.perf_counter()
+            try:
+                status, content = request("POST", port, "/api/v1/notes/", body, headers)
+            except (OSError, http.client.HTTPException) as error:
+                with recorder.lock:
+                    recorder.socket_errors.append(("POST /api/v1/notes/", repr(error)))
+                continue
+            recorder.record("write", status, time.perf_counter() - started, "POST notes")
+            if status == 201:
+                with recorder.lock:
+                    recorder.created[slug] = body["title"]
+                # A draft: the public must not see it.
+                leak_status, _ = request("GET", port, f"/notes/{slug}/")
+                api_status, _ = request("GET", port, f"/api/v1/notes/{slug}/")
+                if leak_status != 404 or api_status != 404:
+                    with recorder.lock:
+                        recorder.draft_leaks.append((slug, leak_status, api_status))
+        else:
+            slug = rng.choice(targets["contested"])
+            path = f"/api/v1/notes/{slug}/"
+            if slug not in versions:
+                status, content = request("GET", port, path, headers=headers)
+                versions[slug] = json.loads(content)["version"]
+            caveat = f"soak edit {number}.{count}"
+            body = {"caveat": caveat, "version": versions[slug]}
+            started = time.perf_counter()
+            try:
+                status, content = request("PATCH", port, path, body, headers)
+            except (OSError, http.client.HTTPException) as error:
+                with recorder.lock:
+                    recorder.socket_errors.append((f"PATCH {path}", repr(error)))
+                continue
+            recorder.record("write", status, time.perf_counter() - started, f"PATCH {path}")
+            if status == 200:
+                version = json.loads(content)["version"]
+                versions[slug] = version
+                with recorder.lock:
+                    recorder.edits.append((slug, version, caveat))
+            elif status == 409:
+                with recorder.lock:
+                    recorder.stale += 1
+                versions.pop(slug)  # fetch the current version next time, as a client should
+        time.sleep(pause)
+
+
+def verify(env, recorder):
+    """Every acknowledged write is in the database (run in a Django subprocess)."""
+    script = r"""
+import json, sys
+from notes.models import ResearchNote
+claims = json.loads(sys.stdin.read())
+problems = []
+stored = dict(ResearchNote.objects.filter(slug__in=claims["created"]).values_list("slug", "title"))
+for slug, title in claims["created"].items():
+    if stored.get(slug) != title:
+        problems.append(f"created note {slug} is missing or changed: {stored.get(slug)!r}")
+newest = {}
+for slug, version, caveat in claims["edits"]:
+    note = ResearchNote.objects.get(slug=slug)
+    if not note.history.filter(version=version, caveat=caveat).exists():
+        problems.append(f"acknowledged edit {caveat!r} (v{version}) of {slug} is not in history")
+    newest[slug] = max(newest.get(slug, (0, "")), (version, caveat))
+for slug, (version, caveat) in newest.items():
+    note = ResearchNote.objects.get(slug=slug)
+    if note.version < version or (note.version == version and note.caveat != caveat):
+        problems.append(f"{slug} is at version {note.version} {note.caveat!r}, "
+                        f"but version {version} {caveat!r} was acknowledged")
+print("VERIFY " + json.dumps(problems))
+"""
+    claims = {"created": recorder.created, "edits": recorder.edits}
+    output = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env=env,
+        input=json.dumps(claims),
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    ).stdout
+    line = next(x for x in output.splitlines() if x.startswith("VERIFY "))
+    return json.loads(line.removeprefix("VERIFY "))
+
+
+# -- reporting --------------------------------------------------------------------------------
+
+
+def percentile(values, share):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000 if ordered else 0.0
+
+
+def summarise(recorder, args, elapsed, database, cache, lost):
+    rows = []
+    for kind in ["page", "api", "write"]:
+        values = recorder.latencies[kind]
+        rows.append(
+            (
+                kind,
+                len(values),
+                len(values) / elapsed,
+                *(percentile(values, p) for p in (0.5, 0.99)),
+            )
+        )
+    total = sum(row[1] for row in rows)
+    by_class = collections.Counter()
+    for status, count in recorder.statuses.items():
+        if isinstance(status, int):
+            by_class[f"{status // 100}xx"] += count
+    return {
+        "date": datetime.date.today().isoformat(),
+        "duration": args.duration,
+        "elapsed": elapsed,
+        "clients": args.clients,
+        "writers": args.writers,
+        "workers": args.workers,
+        "database": database,
+        "cache": cache,
+        "machine": (
+            f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+        ),
+        "rows": rows,
+        "total": total,
+        "rps": total / elapsed,
+        "classes": dict(sorted(by_class.items())),
+        "statuses": {str(k): v for k, v in sorted(recorder.statuses.items(), key=str)},
+        "server_errors": len(recorder.server_errors),
+        "socket_errors": len(recorder.socket_errors),
+        "draft_leaks": len(recorder.draft_leaks),
+        "created": len(recorder.created),
+        "edits": len(recorder.edits),
+        "stale": recorder.stale,
+        "lost": lost,
+    }
+
+
+def markdown(summary):
+    lines = [
+        SECTION_START,
+        "## Soak",
+        "",
+        "`make soak` (bench/soak.py): gunicorn with production settings on 127.0.0.1, a scratch "
+        "database with the demo content, "
+        f"{summary['clients']} concurrent clients for {summary['duration']} s: 60% public pages, "
+        f"40% API reads, and {summary['writers']} of the clients editors writing through the API "
+        "with tokens (new draft notes, checked to stay hidden from the public, and edits of "
+        "shared notes carrying the version they last saw). Pass: no 5xx, no socket errors, no "
+        "draft visible, every acknowledged write in the database afterwards.",
+        "",
+        f"Last run: {summary['date']}, {summary['machine']}; {summary['database']}, "
+        f"cache {summary['cache']}, {summary['workers']} gunicorn sync workers; the load "
+        "generator (Python threads) shares the machine.",
+        "",
+        "| traffic | requests | req/s | p50 ms | p99 ms |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for kind, count, rate, p50, p99 in summary["rows"]:
+        label = {"page": "public pages", "api": "API reads", "write": "editor writes"}[kind]
+        lines.append(f"| {label} | {count} | {rate:.1f} | {p50:.0f} | {p99:.0f} |")
+    lines.append(
+        f"| **all** | **{summary['total']}** | **{summary['rps']:.1f}** | | |",
+    )
+    classes = ", ".join(f"{name}: {count}" for name, count in summary["classes"].items())
+    verdict = "PASS" if passed(summary) else "FAIL"
+    lines += [
+        "",
+        f"Responses by class: {classes}. 5xx: **{summary['server_errors']}**; socket errors: "
+        f"{summary['socket_errors']}; drafts seen by the public: {summary['draft_leaks']}.",
+        f"Writes: {summary['created']} notes created and {summary['edits']} edits acknowledged; "
+        f"{summary['stale']} edits refused as stale (409, another editor had saved first); "
+        f"acknowledged writes missing afterwards: **{len(summary['lost'])}**. **{verdict}**.",
+        SECTION_END,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_results(text):
+    """Replace the Soak section of RESULTS.md (between its markers), or append one."""
+    current = RESULTS.read_text() if RESULTS.exists() else "# Benchmarks\n"
+    pattern = re.compile(re.escape(SECTION_START) + r".*?" + re.escape(SECTION_END) + r"\n?", re.S)
+    if pattern.search(current):
+        updated = pattern.sub(lambda _: text, current)
+    else:
+        updated = current.rstrip("\n") + "\n\n" + text
+    RESULTS.write_text(updated)
+
+
+def passed(summary):
+    return not (
+        summary["server_errors"]
+        or summary["socket_errors"]
+        or summary["draft_leaks"]
+        or summary["lost"]
+    )
+
+
+# -- main -------------------------------------------------------------------------------------
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=float(os.environ.get("SOAK_SECONDS", 60)))
+    parser.add_argument("--clients", type=int, default=20, help="concurrent clients in all")
+    parser.add_argument("--writers", type=int, default=2, help="of the clients, editors")
+    parser.add_argument(
+        "--write-pause", type=float, default=0.5, help="s between an editor's writes"
+    )
+    parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1) + 1)
+    parser.add_argument("--port", type=int, default=8350)
+    parser.add_argument("--database-url", default=os.environ.get("SOAK_DATABASE_URL"))
+    parser.add_argument("--write", action="store_true", help="record the run in RESULTS.md")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if not 8300 <= args.port <= 8399:
+        raise SystemExit("Use a port in 8300-8399 (the soak's range).")
+    args.duration = min(args.duration, 600)  # bounded, whatever is asked
+
+    database_url, created_database = scratch_database(args.database_url)
+    redis_url = os.environ.get("REDIS_URL") or (REDIS if answers("127.0.0.1", 6379) else "")
+    with tempfile.TemporaryDirectory(prefix="rlscaling-soak-") as scratch:
+        env = server_env(database_url, redis_url, Path(scratch) / "static", args.port)
+        try:
+            print(f"Preparing {database_url.rsplit('@', 1)[-1]} ...", flush=True)
+            targets = prepare(env)
+            database = describe_database(database_url)
+            cache = "Redis" if redis_url else "local memory"
+            with Server(env, args.port, args.workers, Path(scratch) / "gunicorn.log") as server:
+                print(
+                    f"Soaking http://{HOST}:{args.port} for {args.duration:.0f} s with "
+                    f"{args.clients} clients ({args.writers} editors) ...",
+                    flush=True,
+                )
+                recorder = Recorder()
+                started = time.monotonic()
+                deadline = started + args.duration
+                threads = [
+                    threading.Thread(
+                        target=writer,
+                        args=(
+                            args.port,
+                            n,
+                            targets["tokens"][n % 2],
+                            targets,
+                            deadline,
+                            recorder,
+                            random.Random(args.seed * 100 + n),
+                            args.write_pause,
+                        ),
+                    )  # fmt: skip
+                    for n in range(args.writers)
+                ] + [
+                    threading.Thread(
+                        target=reader,
+                        args=(
+                            args.port,
+                            targets,
+                            deadline,
+                            recorder,
+                            random.Random(args.seed * 1000 + n),
+                        ),
+                    )  # fmt: skip
+                    for n in range(args.clients - args.writers)
+                ]
+                for thread in threads:
+                    thread.start()
+                for thread in threads:
+                    thread.join()
+                elapsed = time.monotonic() - started
+                log_tail = server.log_tail()
+            lost = verify(env, recorder)
+        finally:
+            if created_database:
+                drop_database(database_url)
+    summary = summarise(recorder, args, elapsed, database, cache, lost)
+    report(summary, recorder, log_tail)
+    if args.write:
+        write_results(markdown(summary))
+        print(f"Recorded in {RESULTS.relative_to(ROOT)}")
+    return 0 if passed(summary) else 1
+
+
+def describe_database(url):
+    if url.startswith("sqlite"):
+        return "SQLite"
+    with contextlib.suppress(Exception):
+        import psycopg
+
+        with psycopg.connect(url.replace("postgres://", "postgresql://")) as connection:
+            version = connection.execute("SHOW server_version").fetchone()[0].split()[0]
+            return f"PostgreSQL {version}"
+    return "PostgreSQL"
+
+
+def report(summary, recorder, log_tail):
+    print(markdown(summary).replace(SECTION_START + "\n", "").replace(SECTION_END + "\n", ""))
+    for status, path in recorder.server_errors[:10]:
+        print(f"  5xx: {status} {path}")
+    for path, error in recorder.socket_errors[:10]:
+        print(f"  socket error: {path}: {error}")
+    for leak in recorder.draft_leaks[:10]:
+        print(f"  draft visible: {leak}")
+    for problem in summary["lost"][:10]:
+        print(f"  lost: {problem}")
+    if not passed(summary) and log_tail:
+        print("gunicorn log (tail):\n" + log_tail)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
