@@ -42,17 +42,17 @@ check: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
 
-# A complete dump into backups/: pg_dump on PostgreSQL, a dumpdata fixture otherwise.
-backup: $(STAMP)
-	$(BIN)/python manage.py backup
-
-# Replace the database's contents with a backup (asks first): make restore FILE=backups/....
 # 60 s, 20 clients (pages, API reads, a few editors' API writes) on gunicorn with production
 # settings over a scratch PostgreSQL database; fails on any 5xx or lost write. SOAK_ARGS="--write"
 # records the figures in bench/RESULTS.md.
 soak: $(STAMP)
 	$(BIN)/python bench/soak.py $(SOAK_ARGS)
 
+# A complete dump into backups/: pg_dump on PostgreSQL, a dumpdata fixture otherwise.
+backup: $(STAMP)
+	$(BIN)/python manage.py backup
+
+# Replace the database's contents with a backup (asks first): make restore FILE=backups/....
 restore: $(STAMP)
 	@test -n "$(FILE)" || { echo "usage: make restore FILE=backups/rlscaling-....dump"; exit 2; }
 	$(BIN)/python manage.py restore "$(FILE)"
