@@ -52,6 +52,19 @@ class Author(models.Model):
         return self.name
 
 
+def paper_search_vector():
+    """A paper's weighted full-text document on PostgreSQL (title A; byline, institution and
+    summary B; abstract C). A GIN index on this same expression would serve the search."""
+    from django.contrib.postgres.search import SearchVector
+
+    return (
+        SearchVector("title", weight="A", config="english")
+        + SearchVector("byline", "institution", weight="B", config="english")
+        + SearchVector("summary", weight="B", config="english")
+        + SearchVector("abstract", weight="C", config="english")
+    )
+
+
 class PaperQuerySet(PublishableQuerySet):
     def in_research_index(self):
         return self.published().filter(in_research_index=True)
@@ -104,14 +117,9 @@ class PaperQuerySet(PublishableQuerySet):
         if not text:
             return self
         if connection.vendor == "postgresql":
-            from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+            from django.contrib.postgres.search import SearchQuery, SearchRank
 
-            vector = (
-                SearchVector("title", weight="A", config="english")
-                + SearchVector("byline", "institution", weight="B", config="english")
-                + SearchVector("summary", weight="B", config="english")
-                + SearchVector("abstract", weight="C", config="english")
-            )
+            vector = paper_search_vector()
             query = SearchQuery(text, search_type="websearch", config="english")
             return self.annotate(search=vector, rank=SearchRank(vector, query)).filter(search=query)
         return self.filter(

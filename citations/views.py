@@ -36,12 +36,19 @@ def research_index(request):
         "nav": "research",
         "section": GuideSection.objects.filter(key="research-index").first(),
         "filterset": filterset,
-        "total": papers.count(),
         "site_search_query": request.GET.get("q", ""),
     }
     if filterset.is_bound and not filterset.is_valid():
+        context["total"] = papers.count()
         return render(request, "citations/research_index.html", context, status=400)
-    context["page"] = paginate(request, filterset.qs, INDEX_PAGE_SIZE)
+    total = papers.count()
+    context["total"] = total
+    context["page"] = paginate(
+        request,
+        filterset.qs,
+        INDEX_PAGE_SIZE,
+        count=total if not filterset.is_filtered else None,
+    )
     return render(request, "citations/research_index.html", context)
 
 
@@ -81,7 +88,12 @@ def paper_detail(request, slug):
     }
     if explorer.is_bound and not explorer.is_valid():
         return render_item(request, "citations/paper_detail.html", context, paper, status=400)
-    context["explorer_page"] = paginate(request, explorer.qs, EXPLORER_PAGE_SIZE)
+    context["explorer_page"] = paginate(
+        request,
+        explorer.qs,
+        EXPLORER_PAGE_SIZE,
+        count=None if explorer.is_filtered else summary.total,
+    )
     return render_item(request, "citations/paper_detail.html", context, paper)
 
 

@@ -6,10 +6,13 @@ from django.shortcuts import render
 from django.utils.cache import patch_cache_control
 
 
-def paginate(request, queryset, per_page, param="page"):
+def paginate(request, queryset, per_page, param="page", count=None):
     """The requested page of `queryset`; a page that does not exist (`?page=999`, `?page=x`)
-    is a 404 rather than a silent redirect to some other page."""
+    is a 404 rather than a silent redirect to some other page. Pass `count` when the caller
+    already knows it, to save the COUNT query."""
     paginator = Paginator(queryset, per_page)
+    if count is not None:
+        paginator.count = count  # overrides the cached_property
     try:
         page = paginator.page(request.GET.get(param) or 1)
     except InvalidPage:

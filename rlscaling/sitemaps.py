@@ -60,7 +60,9 @@ class PaperSitemap(ModelSitemap):
     changefreq = "weekly"
 
     def items(self):
-        return Paper.objects.published().order_by("id")
+        return (
+            Paper.objects.published().only("slug", "updated_at", "in_research_index").order_by("id")
+        )
 
     def priority(self, paper):
         return 0.7 if paper.in_research_index else 0.4
@@ -71,7 +73,7 @@ class NoteSitemap(ModelSitemap):
     priority = 0.7
 
     def items(self):
-        return ResearchNote.objects.published().order_by("id")
+        return ResearchNote.objects.published().only("slug", "updated_at").order_by("id")
 
 
 class LayerSitemap(ModelSitemap):

@@ -3,6 +3,7 @@
 import datetime
 
 import pytest
+from django.core.cache import cache
 from django.urls import reverse
 
 from citations.models import Author, Authorship, Paper
@@ -10,6 +11,13 @@ from tests.factories import LayerFactory, PaperFactory
 from tests.test_pages_home import text_of
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """The index caches its tag choices for a minute; each test has its own database."""
+    cache.clear()
+
 
 INDEX = reverse("citations:research-index")
 INDEX_QUERY_CEILING = 12
@@ -165,11 +173,21 @@ def test_query_count_does_not_grow_with_the_items_shown(
         paper.layers.add(layer)
         author = Author.objects.create(name=f"Author {number}")
         Authorship.objects.create(paper=paper, author=author)
+    cache.clear()  # the new tag joins the cached tag choices within a minute
     with django_assert_max_num_queries(INDEX_QUERY_CEILING):
         response = client.get(INDEX, {"tag": "shared"})
     assert len(titles(response)) == 20
     with django_assert_max_num_queries(INDEX_QUERY_CEILING):
         client.get(INDEX, {"q": "Scaling", "sort": "oldest", "page": 2})
+
+
+def test_tag_choices_are_cached_briefly(client, demo):
+    client.get(INDEX)
+    PaperFactory(title="Newly tagged").tags.add("brand-new")
+    assert client.get(INDEX, {"tag": "brand-new"}).status_code == 400  # not listed yet
+    cache.clear()
+    response = client.get(INDEX, {"tag": "brand-new"})
+    assert titles(response) == ["Newly tagged"]
 
 
 def test_the_header_search_box_is_labelled_and_targets_the_index(client, demo):

@@ -1,4 +1,6 @@
-"""Tag pages, the error pages, and site-wide head tags."""
+"""Tag pages, the error pages, and site-wide head tags and structure."""
+
+import re
 
 import pytest
 from django.template.loader import render_to_string
@@ -79,6 +81,30 @@ def test_server_errors_use_the_styled_500_page(client, db):
     assert response.status_code == 500
     assert "Something went wrong on our side." in response.content.decode()
     assert 'href="/static/css/site.css"' in response.content.decode()
+
+
+def heading_levels(html):
+    return [int(level) for level in re.findall(r"<h([1-6])[\s>]", html)]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/",
+        "/research/",
+        "/research/?q=zzzz",
+        "/papers/the-art-of-scaling-reinforcement-learning-compute-for-llms/",
+        "/notes/locked-at-the-entrance-open-inside/",
+        "/bottlenecks/",
+        "/bottlenecks/compute/",
+        "/tags/grpo/",
+    ],
+)
+def test_headings_start_at_one_h1_and_never_skip_a_level(client, demo, url):
+    levels = heading_levels(client.get(url).content.decode())
+    assert levels[0] == 1 and levels.count(1) == 1
+    for previous, current in zip(levels, levels[1:], strict=False):
+        assert current <= previous + 1, f"h{previous} is followed by h{current} on {url}"
 
 
 @pytest.mark.parametrize(
