@@ -340,6 +340,9 @@ class CitationSummarySerializer(serializers.Serializer):
 
 class TagSerializer(serializers.ModelSerializer):
     api_url = ApiUrlField("api:tag-detail")
+    # taggit's slugs keep letters such as ø, which the JSON Schema pattern of a SlugField
+    # (ECMA-262 `\w`, ASCII only) would refuse.
+    slug = serializers.CharField(read_only=True)
     paper_count = serializers.IntegerField(read_only=True)
     note_count = serializers.IntegerField(read_only=True)
 
@@ -618,6 +621,7 @@ class TagViewSet(ReadOnlyViewSet):
 
     queryset = Tag.objects.all()
     serializer_class = TagSerializer
+    lookup_value_regex = r"[-\w]+"  # taggit keeps letters such as ø in slugs
     search_fields = ["name"]
     ordering_fields = ["name", "paper_count", "note_count"]
     ordering = ["name"]

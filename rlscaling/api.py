@@ -382,7 +382,8 @@ class VersionedWritesMixin:
         with transaction.atomic():
             instance = serializer.save()
         data = self.get_serializer(self.refetch(instance)).data
-        headers = {"Location": data["api_url"]} if "api_url" in data else {}
+        # str(): the value is a DRF Hyperlink, and wsgiref accepts only exact str headers.
+        headers = {"Location": str(data["api_url"])} if "api_url" in data else {}
         return Response(data, status=status.HTTP_201_CREATED, headers=headers)
 
     def destroy(self, request, *args, **kwargs):

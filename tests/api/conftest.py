@@ -2,9 +2,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.cache import cache
+from django.db import transaction
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from rlscaling.demo_content import DemoLoader
 from rlscaling.editors import EDITORS_GROUP
 
 
@@ -14,6 +16,16 @@ def fresh_throttles():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture(scope="module")
+def demo_once(django_db_setup, django_db_blocker):
+    """The demo content, loaded once for a whole module and rolled back after it. Each test
+    still runs in its own savepoint inside, so what one test writes the next never sees."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        DemoLoader().load()
+        yield
+        transaction.set_rollback(True)
 
 
 def token_client(user):

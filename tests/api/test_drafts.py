@@ -121,3 +121,10 @@ def test_draft_analysis_is_hidden(anon, editor_api):
     Analysis.objects.create(slug="draft-map", title="Draft map", dek="Not yet.")
     assert anon.get("/api/v1/analyses/draft-map/").status_code == 404
     assert editor_api.get("/api/v1/analyses/draft-map/").status_code == 200
+
+
+def test_tags_with_non_ascii_letters_have_working_addresses(anon):
+    PaperFactory().tags.add("Ökonomie")
+    tag = anon.get("/api/v1/tags/").json()["results"][0]
+    assert tag["name"] == "Ökonomie"
+    assert anon.get(tag["api_url"]).json()["slug"] == tag["slug"]

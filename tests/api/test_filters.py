@@ -5,7 +5,7 @@ import pytest
 from tests.api.conftest import slugs, walk
 from tests.conftest import ART_OF_SCALING
 
-pytestmark = pytest.mark.usefixtures("demo")
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo_once")]
 
 
 def papers(client, query):

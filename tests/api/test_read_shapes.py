@@ -6,7 +6,7 @@ from citations.models import Paper
 from tests.api.conftest import slugs, walk
 from tests.conftest import ART_OF_SCALING
 
-pytestmark = pytest.mark.usefixtures("demo")
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo_once")]
 
 
 def test_api_root_lists_every_resource(anon):

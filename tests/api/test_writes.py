@@ -161,6 +161,7 @@ def test_create_citation_by_slugs(editor_api, two_papers):
         "background",
     )
     assert response["Location"] == body["api_url"]
+    assert type(response.headers["Location"]) is str  # wsgiref refuses str subclasses
     hub = editor_api.get("/api/v1/papers/cited/").json()
     assert hub["citing_counts"]["by_role"]["background"] == 1
 
