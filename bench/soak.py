@@ -142,7 +142,7 @@ print("SOAK " + json.dumps({
     "hubs": hubs,
     "notes": list(ResearchNote.objects.published().values_list("slug", flat=True)),
     "layers": list(Layer.objects.published().values_list("slug", flat=True)),
-    "tags": sorted({t.slug for p in Paper.objects.published()[:30] for t in p.tags.all()}),
+    "tags": sorted({t.slug for p in Paper.objects.in_research_index() for t in p.tags.all()}),
 }))
 """
     output = subprocess.run(
@@ -298,56 +298,57 @@ def reader(port, targets, deadline, recorder, rng):
 def writer(port, number, token, targets, deadline, recorder, rng, pause):
     """Creates draft notes, and edits the contested notes with the version it last saw."""
     headers = {"Authorization": f"Token {token}"}
-    versions = {}
+    versions = {}  # slug -> the version this editor last saw
     count = 0
     while time.monotonic() < deadline:
         count += 1
-        if count % 3 == 1:
-            slug = f"soak-{number}-{count}"
-            body = {"title": f"Soak note {number}.{count}", "slug": slug, "summary": "Draft."}
-            started = time.perf_counter()
-            try:
-                status, content = request("POST", port, "/api/v1/notes/", body, headers)
-            except (OSError, http.client.HTTPException) as error:
-                with recorder.lock:
-                    recorder.socket_errors.append(("POST /api/v1/notes/", repr(error)))
-                continue
-            recorder.record("write", status, time.perf_counter() - started, "POST notes")
-            if status == 201:
-                with recorder.lock:
-                    recorder.created[slug] = body["title"]
-                # A draft: the public must not see it.
-                leak_status, _ = request("GET", port, f"/notes/{slug}/")
-                api_status, _ = request("GET", port, f"/api/v1/notes/{slug}/")
-                if leak_status != 404 or api_status != 404:
-                    with recorder.lock:
-                        recorder.draft_leaks.append((slug, leak_status, api_status))
-        else:
-            slug = rng.choice(targets["contested"])
-            path = f"/api/v1/notes/{slug}/"
-            if slug not in versions:
-                status, content = request("GET", port, path, headers=headers)
-                versions[slug] = json.loads(content)["version"]
-            caveat = f"soak edit {number}.{count}"
-            body = {"caveat": caveat, "version": versions[slug]}
-            started = time.perf_counter()
-            try:
-                status, content = request("PATCH", port, path, body, headers)
-            except (OSError, http.client.HTTPException) as error:
-                with recorder.lock:
-                    recorder.socket_errors.append((f"PATCH {path}", repr(error)))
-                continue
-            recorder.record("write", status, time.perf_counter() - started, f"PATCH {path}")
-            if status == 200:
-                version = json.loads(content)["version"]
-                versions[slug] = version
-                with recorder.lock:
-                    recorder.edits.append((slug, version, caveat))
-            elif status == 409:
-                with recorder.lock:
-                    recorder.stale += 1
-                versions.pop(slug)  # fetch the current version next time, as a client should
+        try:
+            if count % 3 == 1:
+                create_note(port, headers, f"soak-{number}-{count}", recorder)
+            else:
+                slug = rng.choice(targets["contested"])
+                edit_note(port, headers, slug, f"soak edit {number}.{count}", versions, recorder)
+        except (OSError, http.client.HTTPException) as error:
+            with recorder.lock:
+                recorder.socket_errors.append((f"editor {number}", repr(error)))
         time.sleep(pause)
+
+
+def create_note(port, headers, slug, recorder):
+    body = {"title": f"Soak note {slug}", "slug": slug, "summary": "Draft."}
+    started = time.perf_counter()
+    status, _ = request("POST", port, "/api/v1/notes/", body, headers)
+    recorder.record("write", status, time.perf_counter() - started, "POST /api/v1/notes/")
+    if status != 201:
+        return
+    with recorder.lock:
+        recorder.created[slug] = body["title"]
+    # A draft: the public must not see it, on the site or in the API.
+    page_status, _ = request("GET", port, f"/notes/{slug}/")
+    api_status, _ = request("GET", port, f"/api/v1/notes/{slug}/")
+    if page_status != 404 or api_status != 404:
+        with recorder.lock:
+            recorder.draft_leaks.append((slug, page_status, api_status))
+
+
+def edit_note(port, headers, slug, caveat, versions, recorder):
+    path = f"/api/v1/notes/{slug}/"
+    if slug not in versions:
+        status, content = request("GET", port, path, headers=headers)
+        versions[slug] = json.loads(content)["version"]
+    started = time.perf_counter()
+    status, content = request(
+        "PATCH", port, path, {"caveat": caveat, "version": versions[slug]}, headers
+    )
+    recorder.record("write", status, time.perf_counter() - started, f"PATCH {path}")
+    if status == 200:
+        versions[slug] = json.loads(content)["version"]
+        with recorder.lock:
+            recorder.edits.append((slug, versions[slug], caveat))
+    elif status == 409:
+        with recorder.lock:
+            recorder.stale += 1
+        del versions[slug]  # fetch the current version next time, as a client should
 
 
 def verify(env, recorder):
@@ -430,7 +431,9 @@ def summarise(recorder, args, elapsed, database, cache, lost):
         "total": total,
         "rps": total / elapsed,
         "classes": dict(sorted(by_class.items())),
-        "statuses": {str(k): v for k, v in sorted(recorder.statuses.items(), key=str)},
+        "statuses": {
+            str(k): v for k, v in sorted(recorder.statuses.items(), key=lambda item: str(item[0]))
+        },
         "server_errors": len(recorder.server_errors),
         "socket_errors": len(recorder.socket_errors),
         "draft_leaks": len(recorder.draft_leaks),
@@ -468,10 +471,15 @@ def markdown(summary):
         f"| **all** | **{summary['total']}** | **{summary['rps']:.1f}** | | |",
     )
     classes = ", ".join(f"{name}: {count}" for name, count in summary["classes"].items())
+    codes = ", ".join(
+        f"{code}: {count}" for code, count in summary["statuses"].items() if code.isdigit()
+    )
     verdict = "PASS" if passed(summary) else "FAIL"
     lines += [
         "",
-        f"Responses by class: {classes}. 5xx: **{summary['server_errors']}**; socket errors: "
+        f"Responses by class: {classes} ({codes}; the 404s are readers asking for page "
+        "numbers past the last, the 409s refused stale edits). "
+        f"5xx: **{summary['server_errors']}**; socket errors: "
         f"{summary['socket_errors']}; drafts seen by the public: {summary['draft_leaks']}.",
         f"Writes: {summary['created']} notes created and {summary['edits']} edits acknowledged; "
         f"{summary['stale']} edits refused as stale (409, another editor had saved first); "
@@ -600,6 +608,9 @@ def describe_database(url):
 
 def report(summary, recorder, log_tail):
     print(markdown(summary).replace(SECTION_START + "\n", "").replace(SECTION_END + "\n", ""))
+    refused = [(k, v) for k, v in recorder.statuses.items() if isinstance(k, str)]
+    for key, count in sorted(refused, key=lambda item: -item[1])[:10]:
+        print(f"  {count} x {key}")
     for status, path in recorder.server_errors[:10]:
         print(f"  5xx: {status} {path}")
     for path, error in recorder.socket_errors[:10]:
