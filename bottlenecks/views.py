@@ -2,7 +2,7 @@
 
 from django.db.models import F
 from django.shortcuts import get_object_or_404, render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from citations.models import Paper
 from notes.models import ResearchNote
@@ -13,7 +13,7 @@ from .models import Analysis, Layer
 LAYER_PAGE_SIZE = 20
 
 
-@require_GET
+@require_safe
 def index(request):
     context = {
         "nav": "bottlenecks",
@@ -23,7 +23,7 @@ def index(request):
     return render(request, "bottlenecks/index.html", context)
 
 
-@require_GET
+@require_safe
 def layer_detail(request, slug):
     """A layer: how it fails, what to ask first, and the notes and papers that bear on it."""
     layer = get_object_or_404(Layer.objects.visible_to(request.user), slug=slug)

@@ -40,8 +40,10 @@ def index_tag_choices():
     return choices
 
 
-def published_layers(request):
-    return Layer.objects.published()
+def published_layer_choices():
+    """(slug, name) of the published layers, read afresh whenever the form is shown or
+    validated (a ModelChoiceFilter would keep the queryset, and its "now", once built)."""
+    return list(Layer.objects.published().values_list("slug", "name"))
 
 
 class ResearchIndexFilter(django_filters.FilterSet):
@@ -54,10 +56,9 @@ class ResearchIndexFilter(django_filters.FilterSet):
     tag = django_filters.ChoiceFilter(
         field_name="tags__slug", choices=index_tag_choices, empty_label="Any tag", label="Tag"
     )
-    layer = django_filters.ModelChoiceFilter(
-        field_name="layers",
-        queryset=published_layers,
-        to_field_name="slug",
+    layer = django_filters.ChoiceFilter(
+        field_name="layers__slug",
+        choices=published_layer_choices,
         empty_label="Any layer",
         label="Bottleneck layer",
     )

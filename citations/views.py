@@ -7,7 +7,7 @@ from django.db.models import F, Prefetch
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.text import slugify
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from bottlenecks.models import Layer
 from notes.models import GuideSection, ResearchNote
@@ -21,7 +21,7 @@ EXPLORER_PAGE_SIZE = 20
 REPRESENTATIVE_LIMIT = 24
 
 
-@require_GET
+@require_safe
 def research_index(request):
     """Every paper in the research index, filtered, sorted and paginated by query parameters."""
     papers = Paper.objects.in_research_index()
@@ -52,7 +52,7 @@ def research_index(request):
     return render(request, "citations/research_index.html", context)
 
 
-@require_GET
+@require_safe
 def paper_detail(request, slug):
     """A paper's hub: what it is, who cites it and how, and what it cites."""
     paper = get_object_or_404(
@@ -97,7 +97,7 @@ def paper_detail(request, slug):
     return render_item(request, "citations/paper_detail.html", context, paper)
 
 
-@require_GET
+@require_safe
 def paper_bibtex(request, slug):
     """The paper as a BibTeX entry, downloaded as <slug>.bib."""
     paper = get_object_or_404(Paper.objects.visible_to(request.user).with_authors(), slug=slug)

@@ -1,14 +1,14 @@
 """Research note pages."""
 
 from django.shortcuts import get_object_or_404
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from rlscaling.pages import render_item
 
 from .models import ResearchNote
 
 
-@require_GET
+@require_safe
 def note_detail(request, slug):
     """A note: what the paper(s) found, why it matters, the caveat, the layers it bears on."""
     note = get_object_or_404(ResearchNote.objects.visible_to(request.user).for_display(), slug=slug)

@@ -8,7 +8,7 @@ from django.contrib.sitemaps.views import SitemapIndexItem, x_robots_tag
 from django.db.models import Max, Q
 from django.template.response import TemplateResponse
 from django.urls import reverse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 from taggit.models import Tag
 
 from bottlenecks.models import Layer
@@ -104,7 +104,7 @@ SITEMAPS = {
 }
 
 
-@require_GET
+@require_safe
 @x_robots_tag
 def sitemap_index(request):
     """sitemap.xml: every page of every section sitemap, at SITE_URL (Django's own index view

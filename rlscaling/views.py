@@ -5,7 +5,7 @@ from django.db.models import F
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 from taggit.models import Tag
 
 from bottlenecks.models import Analysis, Dimension, Layer, LoopStage
@@ -19,7 +19,7 @@ FEATURED_NOTES_LIMIT = 6
 TAG_PAGE_SIZE = 20
 
 
-@require_GET
+@require_safe
 def home(request):
     """The field guide: the editor-written sections of seed 001, in order."""
     featured_notes = list(
@@ -42,7 +42,7 @@ def home(request):
     return render(request, "home.html", context)
 
 
-@require_GET
+@require_safe
 def tag_detail(request, slug):
     """Published papers and notes with one tag; a tag with none of them is a 404."""
     tag = get_object_or_404(Tag, slug=slug)
@@ -59,7 +59,7 @@ def tag_detail(request, slug):
     return render(request, "tag_detail.html", {"tag": tag, "notes": notes, "page": page})
 
 
-@require_GET
+@require_safe
 def robots_txt(request):
     lines = [
         "User-agent: *",

@@ -5,7 +5,9 @@ import datetime
 import pytest
 from django.core.cache import cache
 from django.urls import reverse
+from django.utils import timezone
 
+from citations.filters import ResearchIndexFilter
 from citations.models import Author, Authorship, Paper
 from tests.factories import LayerFactory, PaperFactory
 from tests.test_pages_home import text_of
@@ -188,6 +190,16 @@ def test_tag_choices_are_cached_briefly(client, demo):
     cache.clear()
     response = client.get(INDEX, {"tag": "brand-new"})
     assert titles(response) == ["Newly tagged"]
+
+
+def test_choices_stay_current_after_the_filterset_class_is_inspected(client, db):
+    for query_filter in ResearchIndexFilter.base_filters.values():
+        query_filter.field  # noqa: B018 - what schema and fuzzing tools do; it caches the field
+    layer = LayerFactory(slug="brand-new-layer", published_at=timezone.now())
+    PaperFactory(title="On the new layer").layers.add(layer)
+    response = client.get(INDEX, {"layer": "brand-new-layer"})
+    assert response.status_code == 200
+    assert titles(response) == ["On the new layer"]
 
 
 def test_the_header_search_box_is_labelled_and_targets_the_index(client, demo):

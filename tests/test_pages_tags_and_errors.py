@@ -123,3 +123,9 @@ def test_every_page_has_title_description_canonical_and_open_graph(client, demo,
     assert html.count("<h1") == 1
     assert ' style="' not in html
     assert "<script" not in html
+
+
+@pytest.mark.parametrize("url", ["/", "/research/", "/bottlenecks/", "/robots.txt", "/sitemap.xml"])
+def test_pages_answer_head_and_refuse_writes(client, demo, url):
+    assert client.head(url).status_code == 200
+    assert client.post(url).status_code == 405
