@@ -1,4 +1,5 @@
-"""Readers see a styled 503 page, and API clients a JSON 503, while the database is away."""
+"""Readers see a styled 503 page, and API clients a JSON 503, while the database (or the Redis
+cache) is away."""
 
 import logging
 import sys
@@ -7,10 +8,14 @@ from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
 from django.views.defaults import server_error
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 logger = logging.getLogger(__name__)
 
 DATABASE_ERRORS = (OperationalError, InterfaceError)
+CACHE_ERRORS = (RedisConnectionError, RedisTimeoutError)  # Django's RedisCache lets these out
+UNAVAILABLE_ERRORS = DATABASE_ERRORS + CACHE_ERRORS
 RETRY_AFTER_SECONDS = "30"
 API_PREFIX = "/api/"
 
@@ -22,11 +27,12 @@ PLAIN_503 = (
 )
 
 
-def service_unavailable(request):
-    """The 503 answer for a request that needed the database while it was unreachable."""
+def service_unavailable(request, error=None):
+    """The 503 answer for a request that needed the database (or cache) while it was away."""
+    service = "cache" if isinstance(error, CACHE_ERRORS) else "database"
     if request.path.startswith(API_PREFIX):
         response = JsonResponse(
-            {"detail": "Service temporarily unavailable: the database cannot be reached."},
+            {"detail": f"Service temporarily unavailable: the {service} cannot be reached."},
             status=503,
         )
     else:
@@ -43,7 +49,8 @@ def service_unavailable(request):
 
 
 class DatabaseUnavailableMiddleware:
-    """Turns OperationalError/InterfaceError from a view or its template into a 503."""
+    """Turns database (OperationalError, InterfaceError) and Redis connection errors from a
+    view or its template into a 503."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -52,21 +59,21 @@ class DatabaseUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if isinstance(exception, DATABASE_ERRORS):
-            logger.error("Database unavailable on %s: %s", request.path, exception)
-            return service_unavailable(request)
+        if isinstance(exception, UNAVAILABLE_ERRORS):
+            logger.error("Unavailable on %s: %r", request.path, exception)
+            return service_unavailable(request, exception)
         return None
 
 
 def handler500(request, template_name="500.html"):
-    """Django's 500 view, except that database outages raised by middleware also become 503s.
+    """Django's 500 view, except that outages raised by middleware also become 503s.
 
     Exceptions raised in middleware (a session save, say) skip ``process_exception``; Django
     then calls this handler while the exception is still being handled, so it is visible here.
     """
     error = sys.exc_info()[1]
-    if isinstance(error, DATABASE_ERRORS):
-        return service_unavailable(request)
+    if isinstance(error, UNAVAILABLE_ERRORS):
+        return service_unavailable(request, error)
     if request.path.startswith(API_PREFIX):
         return JsonResponse({"detail": "Internal server error."}, status=500)
     return server_error(request, template_name=template_name)

@@ -99,6 +99,38 @@ def test_the_500_handler_answers_other_errors_without_a_traceback(rf):
     assert json.loads(api.content) == {"detail": "Internal server error."}
 
 
+# -- the cache away: Redis on a port where nothing listens ------------------------------------
+
+UNREACHABLE_REDIS = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:8399/0",  # in this suite's port range; nothing listens
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+    }
+}
+
+
+@pytest.mark.django_db
+def test_with_redis_down_readyz_says_so_and_the_api_answers_a_json_503(client, settings):
+    with socket.socket() as probe:
+        if probe.connect_ex(("127.0.0.1", 8399)) == 0:
+            pytest.skip("something listens on 127.0.0.1:8399")
+    settings.CACHES = UNREACHABLE_REDIS  # Django rebuilds the cache handler on this change
+
+    ready = client.get("/readyz")
+    assert ready.status_code == 503
+    assert ready.json()["checks"]["cache"].startswith("error")
+    assert ready.json()["checks"]["database"] == "ok"
+
+    api = Client(raise_request_exception=False).get("/api/v1/papers/")  # throttles use it
+    assert api.status_code == 503
+    assert api.json()["detail"].endswith("the cache cannot be reached.")
+
+    page = Client(raise_request_exception=False).get("/research/")  # filter choices use it
+    assert page.status_code in {200, 503}
+    _assert_no_traceback(page.content)
+
+
 # -- the real thing: a PostgreSQL server stopped and started under a running gunicorn ----------
 
 
