@@ -26,6 +26,7 @@ from rlscaling.api import (
     ConditionalGetMixin,
     CursorPagination,
     EditorsWrite,
+    IsoDateTimeFromToRangeFilter,
     PublishableFilterSet,
     PublishableViewSet,
     ReadOnlyViewSet,
@@ -420,7 +421,7 @@ class CitationFilterSet(PublishableFilterSet):
         to_field_name="slug", queryset=CitationPolarity.objects.all(), help_text="Polarity slug."
     )
     is_representative = StrictBooleanFilter()
-    published_at = django_filters.IsoDateTimeFromToRangeFilter(
+    published_at = IsoDateTimeFromToRangeFilter(
         help_text="Publication time range: `published_at_after`, `published_at_before`."
     )
 

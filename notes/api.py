@@ -10,6 +10,7 @@ from citations.models import Paper
 from notes.models import CommunityPost, Question, ReportedFigure, ResearchNote
 from rlscaling.api import (
     ApiUrlField,
+    IsoDateTimeFromToRangeFilter,
     PublishableFilterSet,
     PublishableViewSet,
     StrictBooleanFilter,
@@ -119,7 +120,7 @@ class ResearchNoteFilterSet(PublishableFilterSet):
     )
     paper = django_filters.CharFilter(field_name="papers__slug", help_text="A paper slug.")
     is_featured = StrictBooleanFilter()
-    published_at = django_filters.IsoDateTimeFromToRangeFilter(
+    published_at = IsoDateTimeFromToRangeFilter(
         help_text="Publication time range: `published_at_after`, `published_at_before`."
     )
 

@@ -1,6 +1,7 @@
 """Pieces every API module shares: error bodies, pagination, filters, conditional requests,
 optimistic concurrency and the OpenAPI schema class."""
 
+import datetime
 import hashlib
 import json
 import re
@@ -12,7 +13,9 @@ from django.db.models import ProtectedError
 from django.http import Http404
 from django.utils.cache import parse_etags, patch_cache_control, patch_vary_headers
 from django.utils.http import http_date, parse_http_date_safe, quote_etag
+from django_filters.fields import IsoDateTimeField, RangeField
 from django_filters.rest_framework import DjangoFilterBackend
+from django_filters.widgets import DateRangeWidget
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import exceptions, filters, pagination, serializers, status, viewsets
@@ -211,12 +214,40 @@ class YearFilter(django_filters.NumberFilter):
         super().__init__(*args, **kwargs)
 
 
+class UtcIsoDateTimeField(IsoDateTimeField):
+    """An ISO 8601 date-time, converted to UTC: PostgreSQL refuses offsets beyond ±15:59."""
+
+    def to_python(self, value):
+        value = super().to_python(value)
+        if value is None:
+            return None
+        try:
+            return value.astimezone(datetime.UTC)
+        except (OverflowError, ValueError):
+            raise DjangoValidationError("This date-time is out of range.", code="invalid") from None
+
+
+class UtcIsoDateTimeRangeField(RangeField):
+    widget = DateRangeWidget
+
+    def __init__(self, *args, **kwargs):
+        super().__init__((UtcIsoDateTimeField(), UtcIsoDateTimeField()), *args, **kwargs)
+
+
+class IsoDateTimeFilter(django_filters.IsoDateTimeFilter):
+    field_class = UtcIsoDateTimeField
+
+
+class IsoDateTimeFromToRangeFilter(django_filters.IsoDateTimeFromToRangeFilter):
+    field_class = UtcIsoDateTimeRangeField
+
+
 class PublishableFilterSet(django_filters.FilterSet):
     status = django_filters.ChoiceFilter(
         choices=[("draft", "draft"), ("published", "published")],
         help_text="Editors only see drafts at all; for everyone else this is `published`.",
     )
-    updated_after = django_filters.IsoDateTimeFilter(
+    updated_after = IsoDateTimeFilter(
         field_name="updated_at", lookup_expr="gte", help_text="Changed at or after (ISO 8601)."
     )
 

@@ -61,6 +61,7 @@ def test_papers_cited_by_and_citing(anon):
         ("arxiv_id=12345", "arxiv_id"),
         ("doi=not-a-doi", "doi"),
         ("updated_after=soon", "updated_after"),
+        ("updated_after=9999-12-31T23:59:59-05:00", "updated_after"),
         ("status=archived", "status"),
     ],
 )
@@ -144,3 +145,17 @@ def test_search_on_other_resources(anon):
     assert slugs(anon.get("/api/v1/layers/?search=reward").json()["results"])[0] == "rewards"
     faq = anon.get("/api/v1/questions/?search=What is RL scaling").json()
     assert faq["count"] >= 1
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/v1/notes/?updated_after=0346-04-09T17:31:05.6%2B22:56",
+        "/api/v1/dimensions/?updated_after=0574-01-18T04:41:23%2B21:11",
+        "/api/v1/notes/?published_at_before=0565-02-25T04:02:26.4-20:47",
+        "/api/v1/citations/?published_at_after=2026-01-01T00:00:00-14:30",
+    ],
+)
+def test_date_times_with_any_offset_are_compared_in_utc(anon, url):
+    # PostgreSQL refuses offsets beyond ±15:59; they are converted before they reach it.
+    assert anon.get(url).status_code == 200

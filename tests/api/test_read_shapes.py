@@ -1,6 +1,7 @@
 """What each endpoint returns for the demo content, read anonymously."""
 
 import pytest
+from rest_framework.test import APIClient
 
 from citations.models import Paper
 from tests.api.conftest import slugs, walk
@@ -204,3 +205,26 @@ def test_unknown_paths_get_the_json_404(anon):
     missing = anon.get("/api/v1/papers/no-such-paper/")
     assert missing.status_code == 404
     assert missing.json()["code"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/v1/",
+        "/api/v1/papers/",
+        f"/api/v1/papers/{ART_OF_SCALING}/",
+        f"/api/v1/papers/{ART_OF_SCALING}/citations/",
+        "/api/v1/citations/",
+        "/api/v1/notes/",
+        "/api/v1/questions/",
+        "/api/v1/layers/rewards/",
+        "/api/v1/tags/",
+    ],
+)
+def test_browsable_api_renders_for_the_public_and_for_editors(anon, editor, url):
+    assert anon.get(url, HTTP_ACCEPT="text/html").status_code == 200
+    session = APIClient()
+    session.force_login(editor)
+    response = session.get(url, HTTP_ACCEPT="text/html")
+    assert response.status_code == 200
+    assert b"<html" in response.content

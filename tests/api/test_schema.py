@@ -83,3 +83,11 @@ def test_swagger_initialiser_is_a_script_file_not_inline(anon):
     script = anon.get("/api/v1/docs/?script=")
     assert script.status_code == 200
     assert "SwaggerUIBundle" in script.content.decode()
+
+
+def test_schema_generates_without_warnings_and_validates(tmp_path):
+    from django.core.management import call_command
+
+    out = tmp_path / "schema.yml"
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
+    assert "/api/v1/papers/{slug}/citations/" in out.read_text()

@@ -34,7 +34,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-export DATABASE_URL="sqlite:///$WORK/fuzz.sqlite3"
+# FUZZ_DATABASE_URL points the run at another empty, throwaway database (e.g. PostgreSQL).
+export DATABASE_URL="${FUZZ_DATABASE_URL:-sqlite:///$WORK/fuzz.sqlite3}"
 export DJANGO_ENV=development DEBUG=false LOG_LEVEL=ERROR
 export API_THROTTLE_ANON=1000000/hour API_THROTTLE_USER=1000000/hour API_THROTTLE_TOKEN=1000000/minute
 unset REDIS_URL
