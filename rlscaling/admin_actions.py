@@ -6,7 +6,7 @@ from django.db import transaction
 from django.http import HttpResponseRedirect
 from simple_history.admin import SimpleHistoryAdmin
 
-from .publishing import StaleEditError
+from .publishing import StaleEditError, Status
 
 STALE_EDIT_MESSAGE = (
     "Someone else saved this {name} while you were editing it (your copy is version "
@@ -15,15 +15,30 @@ STALE_EDIT_MESSAGE = (
 )
 
 
+def _set_status(request, queryset, status):
+    """Save each row that changes (not a bulk UPDATE), so every one bumps its version, which
+    makes any change form open on it stale, and gets a history entry naming the editor."""
+    changed = 0
+    pks = list(queryset.exclude(status=status).values_list("pk", flat=True))
+    rows = queryset.model._base_manager.filter(pk__in=pks).order_by("pk")
+    with transaction.atomic(using=queryset.db):
+        for obj in rows.select_for_update().iterator():
+            obj.status = status
+            obj._history_user = request.user
+            obj.save()  # first-time publication sets published_at
+            changed += 1
+    return changed
+
+
 @admin.action(description="Publish selected items", permissions=["change"])
 def publish_selected(modeladmin, request, queryset):
-    count = queryset.publish()
+    count = _set_status(request, queryset, Status.PUBLISHED)
     modeladmin.message_user(request, f"Published {count} item(s).", messages.SUCCESS)
 
 
 @admin.action(description="Unpublish selected items (back to draft)", permissions=["change"])
 def unpublish_selected(modeladmin, request, queryset):
-    count = queryset.unpublish()
+    count = _set_status(request, queryset, Status.DRAFT)
     modeladmin.message_user(request, f"Moved {count} item(s) back to draft.", messages.SUCCESS)
 
 

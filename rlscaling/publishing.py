@@ -1,6 +1,7 @@
 """The one draft/published mechanism shared by every editorial model."""
 
 from django.db import models, transaction
+from django.db.models import F
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
@@ -27,16 +28,16 @@ class PublishableQuerySet(models.QuerySet):
 
     def publish(self):
         now = timezone.now()
+        # A bulk change is an edit too: bumping the version makes open copies stale.
+        changed = {"status": Status.PUBLISHED, "updated_at": now, "version": F("version") + 1}
         # Rows published before keep their date; first-time publications get "now".
-        republished = self.filter(published_at__isnull=False).update(
-            status=Status.PUBLISHED, updated_at=now
-        )
+        republished = self.filter(published_at__isnull=False).update(**changed)
         return republished + self.filter(published_at__isnull=True).update(
-            status=Status.PUBLISHED, published_at=now, updated_at=now
+            **changed, published_at=now
         )
 
     def unpublish(self):
-        return self.update(status=Status.DRAFT, updated_at=timezone.now())
+        return self.update(status=Status.DRAFT, updated_at=timezone.now(), version=F("version") + 1)
 
 
 class StaleEditError(Exception):

@@ -161,3 +161,35 @@ def test_save_if_version_lets_only_the_first_of_two_copies_win(db):
     assert refused.value.current_version == note.version + 1
     stored = ResearchNote.objects.get(pk=note.pk)
     assert (stored.title, stored.version) == ("First", note.version + 1)
+
+
+def test_a_bulk_publish_makes_an_open_copy_stale_and_is_in_history(
+    editor, editor_client, second_editor_client
+):
+    note = ResearchNoteFactory(draft=True, title="Draft note")
+    open_copy = open_form(editor_client, note)
+
+    response = second_editor_client.post(
+        reverse("admin:notes_researchnote_changelist"),
+        {"action": "publish_selected", "_selected_action": [note.pk]},
+    )
+    assert response.status_code == 302
+    published = ResearchNote.objects.get(pk=note.pk)
+    assert published.is_published
+    assert published.version == note.version + 1
+    latest = published.history.latest()
+    assert (latest.status, latest.history_user.username) == ("published", "second-editor")
+
+    # The first editor's copy still says "draft": saving it must not unpublish silently.
+    response = editor_client.post(change_url(note), open_copy)
+    assert response.status_code == 200
+    assert "Someone else saved this research note" in response.content.decode()
+    assert ResearchNote.objects.get(pk=note.pk).is_published
+
+
+def test_queryset_publish_and_unpublish_bump_the_version(db):
+    note = ResearchNoteFactory(draft=True)
+    ResearchNote.objects.filter(pk=note.pk).publish()
+    assert ResearchNote.objects.get(pk=note.pk).version == note.version + 1
+    ResearchNote.objects.filter(pk=note.pk).unpublish()
+    assert ResearchNote.objects.get(pk=note.pk).version == note.version + 2
