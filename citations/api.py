@@ -30,6 +30,7 @@ from rlscaling.api import (
     PublishableFilterSet,
     PublishableViewSet,
     ReadOnlyViewSet,
+    SlugReferenceField,
     StrictBooleanFilter,
     VersionedModelSerializer,
     YearFilter,
@@ -88,7 +89,7 @@ class PaperSerializer(VersionedModelSerializer):
     )
     authors = NameListField(200, source="author_names", help_text="Author names, in byline order.")
     tags = TagListField(100, help_text="Tag names.")
-    layers = serializers.SlugRelatedField(
+    layers = SlugReferenceField(
         many=True,
         required=False,
         slug_field="slug",
@@ -230,7 +231,7 @@ class CitationPolaritySerializer(VocabularySerializer):
 
 
 def vocabulary_field(model, label):
-    return serializers.SlugRelatedField(
+    return SlugReferenceField(
         slug_field="slug",
         queryset=model.objects.all(),
         allow_null=True,
@@ -241,7 +242,7 @@ def vocabulary_field(model, label):
 
 
 def paper_field(help_text):
-    return serializers.SlugRelatedField(
+    return SlugReferenceField(
         slug_field="slug",
         queryset=Paper.objects.all(),
         error_messages={"does_not_exist": "No paper has the slug “{value}”."},

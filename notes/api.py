@@ -13,6 +13,7 @@ from rlscaling.api import (
     IsoDateTimeFromToRangeFilter,
     PublishableFilterSet,
     PublishableViewSet,
+    SlugReferenceField,
     StrictBooleanFilter,
     VersionedModelSerializer,
     YearFilter,
@@ -31,14 +32,14 @@ class ResearchNoteSerializer(VersionedModelSerializer):
     api_url = ApiUrlField("api:researchnote-detail")
     html_url = serializers.SerializerMethodField(help_text="The note's page on the site.")
     summary = serializers.CharField(source="dek", help_text="Standfirst shown on cards and feeds.")
-    papers = serializers.SlugRelatedField(
+    papers = SlugReferenceField(
         many=True,
         required=False,
         slug_field="slug",
         queryset=Paper.objects.all(),
         help_text="Slugs of the papers the note is about.",
     )
-    layers = serializers.SlugRelatedField(
+    layers = SlugReferenceField(
         many=True,
         required=False,
         slug_field="slug",

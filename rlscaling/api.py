@@ -7,6 +7,7 @@ import json
 import re
 
 import django_filters
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import ProtectedError
@@ -76,12 +77,14 @@ def exception_handler(exc, context):
         exc = Conflict("The change collides with a row saved at the same time; fetch and retry.")
     elif isinstance(exc, StaleEditError):
         exc = Conflict(stale_message(exc.expected_version, exc.current_version))
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound(*exc.args)
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied(*exc.args)
 
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
-    if isinstance(exc, Http404):
-        exc = exceptions.NotFound(*exc.args)
     if isinstance(exc, exceptions.ValidationError):
         detail = exc.detail
         errors = detail if isinstance(detail, dict) else {"non_field_errors": detail}
@@ -92,12 +95,10 @@ def exception_handler(exc, context):
             "errors": errors,
         }
     else:
-        code = exc.get_codes() if isinstance(exc, exceptions.APIException) else "error"
-        detail = getattr(exc, "detail", response.data)
         body = {
             "status": response.status_code,
-            "code": _first_code(code),
-            "detail": str(detail.get("detail", detail) if isinstance(detail, dict) else detail),
+            "code": _first_code(exc.get_codes()),
+            "detail": str(exc.detail),
             "errors": {},
         }
     response.data = body
@@ -495,6 +496,16 @@ class ReadOnlyViewSet(ConditionalGetMixin, viewsets.ReadOnlyModelViewSet):
     pagination_class = PageNumberPagination
     lookup_field = "slug"
     lookup_value_regex = r"[-a-zA-Z0-9_]+"
+
+
+class SlugReferenceField(serializers.SlugRelatedField):
+    """A reference to another row by its slug; one with a NUL byte matches nothing (and never
+    reaches PostgreSQL, which refuses NUL in text)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and "\x00" in data:
+            self.fail("does_not_exist", slug_name=self.slug_field, value=data.replace("\x00", ""))
+        return super().to_internal_value(data)
 
 
 class ApiUrlField(serializers.HyperlinkedIdentityField):

@@ -209,6 +209,17 @@ def test_unknown_references_are_field_errors(editor_api, two_papers, payload, fi
     assert field in errors(editor_api.post("/api/v1/citations/", body, format="json"))
 
 
+@pytest.mark.parametrize("field", ["citing_paper", "cited_paper", "role", "polarity"])
+def test_references_with_nul_bytes_are_field_errors_not_database_errors(
+    editor_api, two_papers, field
+):
+    # PostgreSQL refuses NUL in text; the reference must be refused before the query.
+    body = {"citing_paper": "citing", "cited_paper": "cited", field: "cit\x00ed"}
+    assert field in errors(editor_api.post("/api/v1/citations/", body, format="json"))
+    form = editor_api.post("/api/v1/citations/", body, format="multipart")
+    assert field in errors(form)
+
+
 def test_role_can_be_cleared(editor_api, two_papers):
     citing, cited = two_papers
     edge = CitationFactory(citing_paper=citing, cited_paper=cited, role=None)
