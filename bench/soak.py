@@ -398,7 +398,7 @@ def percentile(values, share):
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000 if ordered else 0.0
 
 
-def summarise(recorder, args, elapsed, database, cache, lost):
+def summarise(recorder, args, elapsed, database, cache, lost, load_before):
     rows = []
     for kind in ["page", "api", "write"]:
         values = recorder.latencies[kind]
@@ -427,6 +427,7 @@ def summarise(recorder, args, elapsed, database, cache, lost):
         "machine": (
             f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
         ),
+        "load": load_before,
         "rows": rows,
         "total": total,
         "rps": total / elapsed,
@@ -459,7 +460,8 @@ def markdown(summary):
         "",
         f"Last run: {summary['date']}, {summary['machine']}; {summary['database']}, "
         f"cache {summary['cache']}, {summary['workers']} gunicorn sync workers; the load "
-        "generator (Python threads) shares the machine.",
+        "generator (Python threads) shares the machine, whose 1-minute load average was "
+        f"{summary['load']:.1f} before the run (other work on it slows every figure).",
         "",
         "| traffic | requests | req/s | p50 ms | p99 ms |",
         "|---|---:|---:|---:|---:|",
@@ -530,6 +532,7 @@ def main():
         raise SystemExit("Use a port in 8300-8399 (the soak's range).")
     args.duration = min(args.duration, 600)  # bounded, whatever is asked
 
+    load_before = os.getloadavg()[0]
     database_url, created_database = scratch_database(args.database_url)
     redis_url = os.environ.get("REDIS_URL") or (REDIS if answers("127.0.0.1", 6379) else "")
     with tempfile.TemporaryDirectory(prefix="rlscaling-soak-") as scratch:
@@ -586,7 +589,7 @@ def main():
         finally:
             if created_database:
                 drop_database(database_url)
-    summary = summarise(recorder, args, elapsed, database, cache, lost)
+    summary = summarise(recorder, args, elapsed, database, cache, lost, load_before)
     report(summary, recorder, log_tail)
     if args.write:
         write_results(markdown(summary))
