@@ -216,11 +216,6 @@ def test_a_user_who_may_add_cannot_edit_or_delete_existing_rows(basename, editor
             assert row_state(obj) == before
 
 
-@pytest.mark.xfail(
-    reason="API bug (issue 4): create() refetches the new row through visible_to(), so a "
-    "creator who may add but not view gets a 500 (DoesNotExist) for the draft they created",
-    strict=False,
-)
 @pytest.mark.parametrize("basename", sorted(RESOURCES))
 def test_a_user_who_may_add_but_not_view_gets_a_201_not_a_500(basename):
     factory, new_body = RESOURCES[basename]
