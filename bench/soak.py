@@ -43,7 +43,7 @@ BIN = Path(sys.executable).parent
 RESULTS = ROOT / "bench" / "RESULTS.md"
 HOST = "127.0.0.1"
 POSTGRES = "postgres://postgres@127.0.0.1:5432"
-SOAK_DATABASE = "rlscaling_soak"
+SOAK_DATABASE = "rlscaling_soak_{port}"  # one per port: two soaks never share a database
 REDIS = "redis://127.0.0.1:6379/15"
 SECTION_START, SECTION_END = "<!-- soak:start -->", "<!-- soak:end -->"
 
@@ -57,26 +57,27 @@ def answers(host, port):
         return sock.connect_ex((host, port)) == 0
 
 
-def scratch_database(explicit):
-    """The database URL to soak, and whether this script created it (and must drop it)."""
+def scratch_database(explicit, port):
+    """The database URL to soak, and the scratch database this script created (to drop)."""
     if explicit:
-        return explicit, False
+        return explicit, None
     if not answers("127.0.0.1", 5432):
         path = Path(tempfile.mkdtemp(prefix="rlscaling-soak-")) / "soak.sqlite3"
-        return f"sqlite:///{path}", False
+        return f"sqlite:///{path}", None
+    import psycopg
+
+    name = SOAK_DATABASE.format(port=port)
+    with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as connection:
+        connection.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        connection.execute(f"CREATE DATABASE {name}")
+    return f"{POSTGRES}/{name}", name
+
+
+def drop_database(name):
     import psycopg
 
     with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {SOAK_DATABASE} WITH (FORCE)")
-        connection.execute(f"CREATE DATABASE {SOAK_DATABASE}")
-    return f"{POSTGRES}/{SOAK_DATABASE}", True
-
-
-def drop_database(url):
-    import psycopg
-
-    with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {SOAK_DATABASE} WITH (FORCE)")
+        connection.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 def server_env(database_url, redis_url, static_root, port):
@@ -532,8 +533,10 @@ def main():
         raise SystemExit("Use a port in 8300-8399 (the soak's range).")
     args.duration = min(args.duration, 600)  # bounded, whatever is asked
 
+    if answers(HOST, args.port):
+        raise SystemExit(f"Port {args.port} is already in use (another soak?); pass --port.")
     load_before = os.getloadavg()[0]
-    database_url, created_database = scratch_database(args.database_url)
+    database_url, created_database = scratch_database(args.database_url, args.port)
     redis_url = os.environ.get("REDIS_URL") or (REDIS if answers("127.0.0.1", 6379) else "")
     with tempfile.TemporaryDirectory(prefix="rlscaling-soak-") as scratch:
         env = server_env(database_url, redis_url, Path(scratch) / "static", args.port)
@@ -588,7 +591,7 @@ def main():
             lost = verify(env, recorder)
         finally:
             if created_database:
-                drop_database(database_url)
+                drop_database(created_database)
     summary = summarise(recorder, args, elapsed, database, cache, lost, load_before)
     report(summary, recorder, log_tail)
     if args.write:

@@ -1,8 +1,9 @@
 """With the database gone, readers get a styled 503, API clients a JSON 503, never a traceback;
 when it comes back, the same server process recovers without a restart.
 
-The live test starts a throwaway PostgreSQL 15 cluster on 127.0.0.1:54330 and a gunicorn on a
-port in 8300-8399, stops and starts the cluster under the running server, then stops both.
+The live test starts a throwaway PostgreSQL 15 cluster on 127.0.0.1:54330 (the next free port
+up to 54339 if another run holds it) and a gunicorn on a port in 8300-8319, stops and starts
+the cluster under the running server, then stops both.
 """
 
 import contextlib
@@ -29,7 +30,7 @@ from rlscaling import middleware
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_BIN = Path(os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin"))
-PG_PORT = 54330
+PG_PORTS = range(54330, 54340)  # 54330 unless another run of this suite holds it
 PORTS = range(8300, 8320)
 TRACEBACK_MARKERS = ["Traceback", 'File "/', "OperationalError", "psycopg", "site-packages"]
 
@@ -154,7 +155,7 @@ def _as_postgres(command):
 
 
 class ThrowawayPostgres:
-    """A PostgreSQL cluster in a temporary directory, listening only on 127.0.0.1:PG_PORT."""
+    """A PostgreSQL cluster in a temporary directory, listening only on 127.0.0.1:port."""
 
     def __init__(self, port):
         self.port = port
@@ -231,7 +232,7 @@ def throwaway_postgres():
         pytest.skip(f"PostgreSQL server binaries not found in {PG_BIN}")
     if os.geteuid() == 0 and shutil.which("runuser") is None:
         pytest.skip("running as root without runuser to drop to the postgres user")
-    cluster = ThrowawayPostgres(PG_PORT)
+    cluster = ThrowawayPostgres(_free_port(PG_PORTS))
     try:
         cluster.init()
         cluster.start()
