@@ -471,11 +471,10 @@ class PaperViewSet(PublishableViewSet):
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "vocabulary": self.vocabulary}
 
-    def get_queryset(self):
+    def decorate(self, queryset):
         roles, polarities = self.vocabulary
         return (
-            Paper.objects.visible_to(self.request.user)
-            .for_listing()
+            queryset.for_listing()
             .with_citation_counts(roles, polarities)
             # Undated papers sort as the oldest, so the cursor has a value to compare.
             .annotate(publication_sort_date=Coalesce("publication_date", Value(datetime.date.min)))
@@ -576,10 +575,8 @@ class CitationViewSet(PublishableViewSet):
     lookup_field = "pk"
     lookup_value_regex = r"[0-9]+"
 
-    def get_queryset(self):
-        return Citation.objects.visible_to(self.request.user).select_related(
-            "citing_paper", "cited_paper", "role", "polarity"
-        )
+    def decorate(self, queryset):
+        return queryset.select_related("citing_paper", "cited_paper", "role", "polarity")
 
 
 class CitationRoleViewSet(ReadOnlyViewSet):

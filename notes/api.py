@@ -157,8 +157,8 @@ class ResearchNoteViewSet(PublishableViewSet):
     ordering_fields = ["published_at", "title", "updated_at"]
     ordering = ["-published_at"]
 
-    def get_queryset(self):
-        return ResearchNote.objects.visible_to(self.request.user).for_display()
+    def decorate(self, queryset):
+        return queryset.for_display()
 
 
 class CommunityPostViewSet(PublishableViewSet):

@@ -405,8 +405,10 @@ class VersionedWritesMixin:
         return Response(self.get_serializer(self.refetch(instance)).data)
 
     def refetch(self, instance):
-        """The saved row again, with the list's annotations and prefetches."""
-        return self.get_queryset().get(pk=instance.pk)
+        """The saved row again, with the annotations and prefetches the serializer needs.
+        Not through `visible_to`: who may add a draft but not view drafts still gets back the
+        row they just wrote."""
+        return self.decorate(type(instance)._default_manager.filter(pk=instance.pk)).get()
 
     def create(self, request, *args, **kwargs):
         serializer = self.get_serializer(data=request.data)
@@ -483,11 +485,12 @@ class PublishableViewSet(ConditionalGetMixin, VersionedWritesMixin, viewsets.Mod
     lookup_value_regex = r"[-a-zA-Z0-9_]+"
     http_method_names = ["get", "post", "put", "patch", "delete", "head", "options"]
 
-    def base_queryset(self):
-        return self.queryset.model.objects.visible_to(self.request.user)
-
     def get_queryset(self):
-        return self.base_queryset()
+        return self.decorate(self.queryset.model.objects.visible_to(self.request.user))
+
+    def decorate(self, queryset):
+        """The annotations and prefetches the serializer needs; override per resource."""
+        return queryset
 
 
 class ReadOnlyViewSet(ConditionalGetMixin, viewsets.ReadOnlyModelViewSet):

@@ -2,9 +2,12 @@
 optimistic concurrency (412 on a stale If-Match, 409 on a stale version)."""
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 
 from citations.models import Authorship, Citation, Paper
 from notes.models import Question
+from tests.api.conftest import token_client
 from tests.factories import (
     CitationFactory,
     CitationPolarityFactory,
@@ -359,3 +362,13 @@ def test_a_write_that_loses_the_race_is_refused(editor_api, paper_url, monkeypat
     response = editor_api.patch(paper_url, {"title": "Lost"}, format="json")
     assert response.status_code == 409
     assert Paper.objects.get().title == "Original"
+
+
+def test_who_may_add_but_not_view_drafts_gets_back_the_draft_they_created():
+    adder = get_user_model().objects.create_user("adder", password="an-adder-password-long")
+    adder.user_permissions.add(Permission.objects.get(codename="add_paper"))
+    response = token_client(adder).post("/api/v1/papers/", {"title": "Mine"}, format="json")
+    assert response.status_code == 201
+    assert response.json()["status"] == "draft"
+    # Reading it back is still for those who may view drafts.
+    assert token_client(adder).get(response["Location"]).status_code == 404
