@@ -183,11 +183,11 @@ def test_query_count_does_not_grow_with_the_items_shown(
         client.get(INDEX, {"q": "Scaling", "sort": "oldest", "page": 2})
 
 
-def test_tag_choices_are_cached_briefly(client, demo):
+def test_a_new_tag_is_listed_at_once(client, demo):
+    # The tag choices are a cheap semi-join now, read afresh; the tag's m2m change also
+    # invalidates the cached index page.
     client.get(INDEX)
     PaperFactory(title="Newly tagged").tags.add("brand-new")
-    assert client.get(INDEX, {"tag": "brand-new"}).status_code == 400  # not listed yet
-    cache.clear()
     response = client.get(INDEX, {"tag": "brand-new"})
     assert titles(response) == ["Newly tagged"]
 
