@@ -209,8 +209,28 @@ class Paper(Publishable):
             self.public_citations_received()
             .with_role_and_polarity(role=role, polarity=polarity)
             .select_related("citing_paper", "role", "polarity")
-            .order_by(F("citing_paper__publication_date").desc(nulls_last=True), "id")
+            # The citing paper breaks ties (one edge per citing paper), so PostgreSQL can walk
+            # the papers' date index and stop after a page instead of sorting every edge.
+            .order_by(F("citing_paper__publication_date").desc(nulls_last=True), "citing_paper_id")
         )
+
+    def representative_citations(self):
+        """The few edges an editor flagged as representative, newest citing paper first (a
+        list). Found through the partial index citation_representative and sorted here: with an
+        ORDER BY, PostgreSQL misjudges how many flagged edges a hub has and walks the papers'
+        date index through every paper (1.2 s instead of 1 ms on a 38,000-edge hub)."""
+        edges = (
+            self.public_citations_received()
+            .filter(is_representative=True)
+            .select_related("citing_paper", "role", "polarity")
+            .order_by()
+        )
+
+        def newest_first(edge):
+            date = edge.citing_paper.publication_date
+            return (date is None, -date.toordinal() if date else 0, edge.pk)
+
+        return sorted(edges, key=newest_first)
 
     def citing_papers(self, role=None, polarity=None):
         """The published papers citing this one, optionally by citation role and/or polarity."""
@@ -218,21 +238,35 @@ class Paper(Publishable):
         return Paper.objects.published().filter(pk__in=edges.values("citing_paper"))
 
     def citation_summary(self):
-        """The hub's figures, counted in the database (two GROUP BY queries)."""
-        received = self.public_citations_received()
-        roles = list(
-            received.filter(role__isnull=False)
-            .values(name=F("role__name"), slug=F("role__slug"))
-            .annotate(count=Count("id"))
-            .order_by("-count", "name")
+        """The hub's figures, counted in the database (one GROUP BY query) once
+        per content generation: on a hub with tens of thousands of citing papers they are the
+        dearest part of the page, and every explorer page and the API hub call show them."""
+        from rlscaling.caching import cached_by_generation
+
+        return cached_by_generation(f"citation-summary:{self.pk}", self._count_citation_summary)
+
+    def _count_citation_summary(self):
+        """One scan of the paper's public edges, grouped by (role, polarity) in the database;
+        the few groups (at most roles x polarities) are then added up into the two bars."""
+        groups = (
+            Citation.objects.public_into(self)
+            .values("role__name", "role__slug", "polarity__name", "polarity__slug")
+            .annotate(count=Count("*"))  # COUNT(*): the covering index has no edge id
+            .order_by()
         )
-        polarities = list(
-            received.filter(polarity__isnull=False)
-            .values(name=F("polarity__name"), slug=F("polarity__slug"))
-            .annotate(count=Count("id"))
-            .order_by("-count", "name")
-        )
-        return CitationSummary(total=received.count(), roles=roles, polarities=polarities)
+        total, roles, polarities = 0, {}, {}
+        for group in groups:
+            total += group["count"]
+            for field, bucket in (("role", roles), ("polarity", polarities)):
+                if group[f"{field}__slug"] is not None:
+                    key = (group[f"{field}__name"], group[f"{field}__slug"])
+                    bucket[key] = bucket.get(key, 0) + group["count"]
+
+        def rows(bucket):
+            rows = [{"name": n, "slug": s, "count": c} for (n, s), c in bucket.items()]
+            return sorted(rows, key=lambda row: (-row["count"], row["name"]))
+
+        return CitationSummary(total=total, roles=rows(roles), polarities=rows(polarities))
 
 
 class CitationSummary:
@@ -280,6 +314,34 @@ class CitationQuerySet(PublishableQuerySet):
             citing_paper__published_at__lte=now,
             cited_paper__status=Status.PUBLISHED,
             cited_paper__published_at__lte=now,
+        )
+
+    def public_into(self, paper):
+        """The same rows as `public().filter(cited_paper=paper)`, planned for a hub with tens of
+        thousands of citing papers: the citing papers' status is checked against the few papers
+        that are not public (NOT IN a hashed list read from two small partial indexes) rather
+        than by joining every edge to the paper table. With the covering index of migration 0003
+        it is an index-only scan: ~60 ms instead of ~350 ms on a 38,000-edge hub."""
+        now = timezone.now()
+        hidden = (
+            Paper.objects.filter(~Q(status=Status.PUBLISHED) | Q(published_at__isnull=True))
+            .order_by()
+            .values("pk")
+            .union(
+                Paper.objects.filter(status=Status.PUBLISHED, published_at__gt=now)
+                .order_by()
+                .values("pk"),
+                all=True,
+            )
+        )
+        return (
+            self.published()
+            .filter(
+                cited_paper=paper,
+                cited_paper__status=Status.PUBLISHED,
+                cited_paper__published_at__lte=now,
+            )
+            .exclude(citing_paper__in=hidden)
         )
 
     def visible_to(self, user):

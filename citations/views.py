@@ -11,6 +11,7 @@ from django.views.decorators.http import require_safe
 
 from bottlenecks.models import Layer
 from notes.models import GuideSection, ResearchNote
+from rlscaling.caching import cached_by_generation
 from rlscaling.pages import paginate, render_item
 
 from .filters import CitingPaperFilter, ResearchIndexFilter
@@ -38,10 +39,11 @@ def research_index(request):
         "filterset": filterset,
         "site_search_query": request.GET.get("q", ""),
     }
+    # Counted once per content generation: a COUNT(*) over the index on every request is not.
+    total = cached_by_generation("research-index:total", papers.count)
     if filterset.is_bound and not filterset.is_valid():
-        context["total"] = papers.count()
+        context["total"] = total
         return render(request, "citations/research_index.html", context, status=400)
-    total = papers.count()
     context["total"] = total
     context["page"] = paginate(
         request,
@@ -74,9 +76,7 @@ def paper_detail(request, slug):
         "nav": "research",
         "paper": paper,
         "summary": summary,
-        "representatives": paper.citing_citations().filter(is_representative=True)[
-            :REPRESENTATIVE_LIMIT
-        ],
+        "representatives": paper.representative_citations()[:REPRESENTATIVE_LIMIT],
         "explorer": explorer,
         "cites": paper.public_citations_made()
         .select_related("cited_paper", "role", "polarity")
@@ -89,12 +89,21 @@ def paper_detail(request, slug):
     if explorer.is_bound and not explorer.is_valid():
         return render_item(request, "citations/paper_detail.html", context, paper, status=400)
     context["explorer_page"] = paginate(
-        request,
-        explorer.qs,
-        EXPLORER_PAGE_SIZE,
-        count=None if explorer.is_filtered else summary.total,
+        request, explorer.qs, EXPLORER_PAGE_SIZE, count=explorer_count(explorer, summary)
     )
     return render_item(request, "citations/paper_detail.html", context, paper)
+
+
+def explorer_count(explorer, summary):
+    """How many edges the explorer lists, from the hub's figures where they tell (no filter, or
+    one role, or one polarity); None (the paginator counts) for a role and a polarity at once."""
+    if not explorer.is_filtered:
+        return summary.total
+    role, polarity = (explorer.form.cleaned_data.get(name) for name in ("role", "polarity"))
+    if role and polarity:
+        return None
+    term, rows = (role, summary.roles) if role else (polarity, summary.polarities)
+    return next((row["count"] for row in rows if row["slug"] == term.slug), 0)
 
 
 @require_safe

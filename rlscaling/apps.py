@@ -9,7 +9,10 @@ class RlscalingConfig(AppConfig):
     verbose_name = "RL Scaling site"
 
     def ready(self):
+        from .caching import connect_signals
         from .editors import sync_editors_group
+
+        connect_signals()  # any editorial save makes the cached pages stale
 
         # After the last app's migrations, when every model permission exists.
         post_migrate.connect(sync_editors_group, dispatch_uid="rlscaling.sync_editors_group")

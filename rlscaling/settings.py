@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import dj_database_url
-from csp.constants import NONCE
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -85,6 +84,9 @@ MIDDLEWARE = [
     "simple_history.middleware.HistoryRequestMiddleware",
     # Axes must come last: it reads the result of authentication.
     "axes.middleware.AxesMiddleware",
+    # Inside everything above, so their headers (CSP, HSTS, ...) are added to cached answers too.
+    "rlscaling.caching.WriteInvalidationMiddleware",
+    "rlscaling.caching.PageCacheMiddleware",
 ]
 
 ROOT_URLCONF = "rlscaling.urls"
@@ -140,6 +142,8 @@ else:
             "LOCATION": "rlscaling",
         }
     }
+# Whole anonymous pages and API answers (rlscaling/caching.py); a save invalidates them at once.
+PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "300"))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -228,8 +232,9 @@ SPECTACULAR_SETTINGS = {
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
-        # The nonce is added only on pages that use it (the JSON-LD data block on paper hubs).
-        "script-src": ["'self'", NONCE],
+        # No nonce: the only inline <script> is JSON-LD, a data block CSP does not govern, and
+        # a per-request nonce would keep pages out of the shared page cache.
+        "script-src": ["'self'"],
         "style-src": ["'self'"],
         "img-src": ["'self'", "data:"],
         "font-src": ["'self'"],

@@ -1,11 +1,21 @@
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core.cache import cache
 
 from rlscaling.demo_content import DemoLoader
 from rlscaling.editors import EDITORS_GROUP
 
 ART_OF_SCALING = "the-art-of-scaling-reinforcement-learning-compute-for-llms"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts with an empty cache: the database rolls back between tests, and cached
+    pages (rlscaling/caching.py) must not outlive the rows they were rendered from."""
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.fixture

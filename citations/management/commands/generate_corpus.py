@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from citations.corpus import CorpusGenerator
+from rlscaling.caching import bump_generation
 
 
 class Command(BaseCommand):
@@ -64,6 +65,8 @@ class Command(BaseCommand):
                 )
             generator.delete_existing()
         counts = generator.generate()
+        # Bulk rows send no save signals: tell the page cache (rlscaling/caching.py) itself.
+        bump_generation()
         self.stdout.write(
             self.style.SUCCESS(
                 f"Generated {counts['papers']:,} papers and {counts['citations']:,} citations "

@@ -1,0 +1,232 @@
+"""A shared cache of whole anonymous responses (public pages and the read-only API), invalidated
+by a content "generation" number that every editorial save, delete or m2m change bumps.
+
+The middleware sits last, inside authentication, so the middleware above it (security
+headers, CSP, sessions, CSRF, X-Frame-Options) still runs on a cached answer and adds its
+headers afresh. Stored: status 200 answers to anonymous GETs only, without cookies and without
+`private`/`no-store`; served to anonymous GETs and HEADs. The key is the path, the
+sorted query string, the `Accept` header under /api/ (the browsable API is another
+representation) and the generation. The generation lives in the same cache (Redis when
+`REDIS_URL` is set, so every app server sees a save at once; local memory otherwise, which is
+per process). `PAGE_CACHE_SECONDS` (default 300) bounds how long a page can miss a change no
+save announces, such as a scheduled `published_at` coming due.
+"""
+
+import contextlib
+import hashlib
+import logging
+import time
+from urllib.parse import parse_qsl, urlencode
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.http import HttpResponse
+from django.utils.cache import get_conditional_response
+from django.utils.http import parse_http_date_safe
+
+from .middleware import CACHE_ERRORS
+
+logger = logging.getLogger(__name__)
+
+GENERATION_KEY = "page-cache:generation"
+KEY_PREFIX = "page-cache:v1"
+CONTENT_APPS = {"bottlenecks", "citations", "notes", "taggit"}
+SAFE_METHODS = {"GET", "HEAD"}
+# Headers the view sets that belong to the representation; everything else is added afresh by
+# the middleware above on every answer (CSP, HSTS, X-Frame-Options, Vary: Cookie, ...).
+KEPT_HEADERS = (
+    "Content-Type",
+    "Content-Language",
+    "Content-Disposition",
+    "ETag",
+    "Last-Modified",
+    "Allow",
+    "Vary",
+    "Link",
+)
+# `no-cache` stays cacheable here: it tells clients and proxies to revalidate with the origin,
+# and this cache is part of the origin (invalidated on every save).
+UNCACHEABLE_DIRECTIVES = ("private", "no-store")
+
+
+def page_cache_seconds():
+    return getattr(settings, "PAGE_CACHE_SECONDS", 300)
+
+
+def excluded_prefixes():
+    return (
+        f"/{settings.ADMIN_URL}",
+        "/healthz",
+        "/readyz",
+        "/api/v1/auth/",
+        "/static/",
+    )
+
+
+# -- the generation ---------------------------------------------------------------------------
+
+
+def current_generation():
+    generation = cache.get(GENERATION_KEY)
+    if generation is None:
+        cache.add(GENERATION_KEY, time.time_ns(), None)
+        generation = cache.get(GENERATION_KEY)
+    return generation
+
+
+def bump_generation():
+    """Make every cached page stale at once (the old entries then age out by their TTL)."""
+    try:
+        cache.set(GENERATION_KEY, time.time_ns(), None)
+    except CACHE_ERRORS:
+        logger.warning("Page cache: could not bump the generation (cache unreachable)")
+
+
+def content_changed(sender, **kwargs):
+    if sender._meta.app_label in CONTENT_APPS:
+        bump_generation()
+
+
+def m2m_content_changed(sender, instance, action, **kwargs):
+    if action.startswith("post_") and (
+        sender._meta.app_label in CONTENT_APPS or instance._meta.app_label in CONTENT_APPS
+    ):
+        bump_generation()
+
+
+def connect_signals():
+    post_save.connect(content_changed, dispatch_uid="rlscaling.caching.post_save")
+    post_delete.connect(content_changed, dispatch_uid="rlscaling.caching.post_delete")
+    m2m_changed.connect(m2m_content_changed, dispatch_uid="rlscaling.caching.m2m_changed")
+
+
+# -- the middleware ---------------------------------------------------------------------------
+
+
+def cache_key(request, generation):
+    query = sorted(parse_qsl(request.META.get("QUERY_STRING", ""), keep_blank_values=True))
+    parts = [request.path, urlencode(query)]
+    if request.path.startswith("/api/"):
+        parts.append(request.headers.get("Accept", ""))
+    digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()
+    return f"{KEY_PREFIX}:{generation}:{digest}"
+
+
+def is_cacheable_request(request):
+    return (
+        request.method in SAFE_METHODS
+        and "Authorization" not in request.headers
+        and not request.path.startswith(excluded_prefixes())
+        and not request.user.is_authenticated
+    )
+
+
+def is_cacheable_response(request, response):
+    cache_control = response.get("Cache-Control", "").lower()
+    return (
+        request.method == "GET"
+        and response.status_code == 200
+        and not response.streaming
+        and not response.cookies
+        # The CSRF middleware (outside this one) would set a cookie for this page.
+        and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
+        and not any(directive in cache_control for directive in UNCACHEABLE_DIRECTIVES)
+    )
+
+
+def freeze(response):
+    headers = [(name, response[name]) for name in KEPT_HEADERS if response.has_header(name)]
+    return (response.status_code, headers, response.content)
+
+
+def thaw(request, entry):
+    status, headers, content = entry
+    response = HttpResponse(content, status=status)
+    for name, value in headers:
+        response[name] = value
+    response["X-Page-Cache"] = "hit"
+    # The API answers If-None-Match / If-Modified-Since with a 304; so does a cached copy.
+    return get_conditional_response(
+        request,
+        etag=response.get("ETag"),
+        last_modified=parse_http_date_safe(response.get("Last-Modified", "")),
+        response=response,
+    )
+
+
+def api_throttles_allow(request):
+    """A cached API answer still counts against the API's default throttles (anonymous and
+    per-user rates), as the view would. When one refuses, the view answers: its own throttle
+    check refuses too (a refusal records nothing), with the API's 429 body and Retry-After."""
+    if not request.path.startswith("/api/"):
+        return True
+    from rest_framework.settings import api_settings
+
+    return all(
+        throttle_class().allow_request(request, None)
+        for throttle_class in api_settings.DEFAULT_THROTTLE_CLASSES
+    )
+
+
+class PageCacheMiddleware:
+    """Serve anonymous GET/HEAD answers from the shared cache; store cacheable ones."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if not is_cacheable_request(request):
+            return self.get_response(request)
+        try:
+            key = cache_key(request, current_generation())
+            entry = cache.get(key)
+        except CACHE_ERRORS:
+            logger.warning("Page cache unreachable; serving %s uncached", request.path)
+            return self.get_response(request)
+        if entry is not None and api_throttles_allow(request):
+            return thaw(request, entry)
+        response = self.get_response(request)
+        if is_cacheable_response(request, response):
+            try:
+                cache.set(key, freeze(response), page_cache_seconds())
+            except CACHE_ERRORS:
+                logger.warning("Page cache unreachable; %s not stored", request.path)
+        return response
+
+
+class WriteInvalidationMiddleware:
+    """A safety net for changes no signal announces (queryset.update() in admin actions, raw
+    SQL): any successful unsafe request with credentials (an editor in the admin, a token
+    through the API) bumps the generation. Anonymous posts cannot flush the cache."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if (
+            request.method not in SAFE_METHODS
+            and response.status_code < 400
+            and (request.user.is_authenticated or "Authorization" in request.headers)
+        ):
+            bump_generation()
+        return response
+
+
+# -- values computed once per generation ------------------------------------------------------
+
+
+def cached_by_generation(key, compute):
+    """`compute()`, kept in the cache until the next editorial change (or the page TTL): for
+    figures every page miss would otherwise recount, such as a hub's role and polarity counts."""
+    try:
+        full_key = f"{key}:{current_generation()}"
+        value = cache.get(full_key)
+    except CACHE_ERRORS:
+        return compute()
+    if value is None:
+        value = compute()
+        with contextlib.suppress(*CACHE_ERRORS):
+            cache.set(full_key, value, page_cache_seconds())
+    return value
