@@ -1,15 +1,16 @@
 """A shared cache of whole anonymous responses (public pages and the read-only API), invalidated
 by a content "generation" number that every editorial save, delete or m2m change bumps.
 
-The middleware sits last, inside authentication, so the middleware above it (security
-headers, CSP, sessions, CSRF, X-Frame-Options) still runs on a cached answer and adds its
-headers afresh. Stored: status 200 answers to anonymous GETs only, without cookies and without
-`private`/`no-store`; served to anonymous GETs and HEADs. The key is the path, the
-sorted query string, the `Accept` header under /api/ (the browsable API is another
-representation) and the generation. The generation lives in the same cache (Redis when
-`REDIS_URL` is set, so every app server sees a save at once; local memory otherwise, which is
-per process). `PAGE_CACHE_SECONDS` (default 300) bounds how long a page can miss a change no
-save announces, such as a scheduled `published_at` coming due.
+The middleware sits right after the security, CSP and outage middleware, which still run on a
+cached answer and add their headers afresh; a hit skips sessions, CSRF, authentication,
+messages, history and axes (their headers, Vary and X-Frame-Options, are kept). A request with
+a session cookie or an Authorization header never uses the cache. Stored: status 200 answers
+to anonymous GETs only, without cookies and without `private`/`no-store`; served to anonymous
+GETs and HEADs. The key is the path, the sorted query string, the `Accept` header under /api/
+(the browsable API is another representation) and the generation. The generation lives in
+the same cache (Redis when `REDIS_URL` is set, so every app server sees a save at once; local
+memory otherwise, which is per process). `PAGE_CACHE_SECONDS` (default 300) bounds how long
+a page can miss a change no save announces, such as a scheduled `published_at` coming due.
 """
 
 import contextlib
@@ -44,6 +45,8 @@ KEPT_HEADERS = (
     "Allow",
     "Vary",
     "Link",
+    "X-Frame-Options",
+    "Content-Length",
 )
 # `no-cache` stays cacheable here: it tells clients and proxies to revalidate with the origin,
 # and this cache is part of the origin (invalidated on every save).
@@ -114,11 +117,13 @@ def cache_key(request, generation):
 
 
 def is_cacheable_request(request):
+    """An anonymous GET or HEAD: no credentials of any kind. A session cookie may belong to a
+    signed-in editor, so it bypasses the cache without asking the session store."""
     return (
         request.method in SAFE_METHODS
         and "Authorization" not in request.headers
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
         and not request.path.startswith(excluded_prefixes())
-        and not request.user.is_authenticated
     )
 
 
@@ -161,8 +166,11 @@ def api_throttles_allow(request):
     check refuses too (a refusal records nothing), with the API's 429 body and Retry-After."""
     if not request.path.startswith("/api/"):
         return True
+    from django.contrib.auth.models import AnonymousUser
     from rest_framework.settings import api_settings
 
+    if not hasattr(request, "user"):  # a hit skips AuthenticationMiddleware; no credentials
+        request.user = AnonymousUser()
     return all(
         throttle_class().allow_request(request, None)
         for throttle_class in api_settings.DEFAULT_THROTTLE_CLASSES

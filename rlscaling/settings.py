@@ -75,6 +75,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # A database outage becomes a styled 503 (JSON under /api/), never a traceback.
     "rlscaling.middleware.DatabaseUnavailableMiddleware",
+    # Anonymous answers from the shared cache (rlscaling/caching.py): a hit skips the rest.
+    "rlscaling.caching.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -84,9 +86,8 @@ MIDDLEWARE = [
     "simple_history.middleware.HistoryRequestMiddleware",
     # Axes must come last: it reads the result of authentication.
     "axes.middleware.AxesMiddleware",
-    # Inside everything above, so their headers (CSP, HSTS, ...) are added to cached answers too.
+    # After authentication: an editor's successful write makes every cached page stale.
     "rlscaling.caching.WriteInvalidationMiddleware",
-    "rlscaling.caching.PageCacheMiddleware",
 ]
 
 ROOT_URLCONF = "rlscaling.urls"
