@@ -159,23 +159,21 @@ class PaperSerializer(VersionedModelSerializer):
     def validate_slug(self, slug):
         return self._unique("slug", slug, "slug")
 
-    def validate_arxiv_id(self, value):
+    def _unique_identifier(self, field, value, normalise, label):
+        """An optional identifier in its canonical form, refused if malformed or taken."""
         if not value:
             return ""
         try:
-            value = normalise_arxiv_id(value)
+            value = normalise(value)
         except DjangoValidationError as error:
             raise ValidationError(error.messages) from None
-        return self._unique("arxiv_id", value, "arXiv id")
+        return self._unique(field, value, label)
+
+    def validate_arxiv_id(self, value):
+        return self._unique_identifier("arxiv_id", value, normalise_arxiv_id, "arXiv id")
 
     def validate_doi(self, value):
-        if not value:
-            return ""
-        try:
-            value = normalise_doi(value)
-        except DjangoValidationError as error:
-            raise ValidationError(error.messages) from None
-        return self._unique("doi", value, "DOI")
+        return self._unique_identifier("doi", value, normalise_doi, "DOI")
 
     def validate_tags(self, names):
         for name in names:
