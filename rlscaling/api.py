@@ -4,7 +4,6 @@ optimistic concurrency and the OpenAPI schema class."""
 import datetime
 import hashlib
 import json
-import re
 
 import django_filters
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
@@ -26,6 +25,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from citations.identifiers import normalise_arxiv_id, normalise_doi  # noqa: F401
 from rlscaling.publishing import StaleEditError
 
 # ---- Errors: one body shape for every 4xx the API returns
@@ -251,37 +251,6 @@ class PublishableFilterSet(django_filters.FilterSet):
     updated_after = IsoDateTimeFilter(
         field_name="updated_at", lookup_expr="gte", help_text="Changed at or after (ISO 8601)."
     )
-
-
-# ---- Identifiers
-
-ARXIV_ID = re.compile(
-    r"^(?:(?P<new>\d{4}\.\d{4,5})|(?P<old>[a-z]+(?:-[a-z]+)*(?:\.[A-Z]{2})?/\d{7}))(?:v\d+)?$"
-)
-DOI = re.compile(r"^10\.\d{4,9}/[^\s\x00]+$")
-
-
-def normalise_arxiv_id(value):
-    """The id without a version suffix; a ValidationError if it is not an arXiv id."""
-    match = ARXIV_ID.match((value or "").strip())
-    if not match:
-        raise DjangoValidationError(
-            "Not an arXiv identifier: expected e.g. 2510.13786 or hep-th/9901001.",
-            code="invalid_arxiv_id",
-        )
-    return match.group("new") or match.group("old")
-
-
-def normalise_doi(value):
-    value = (value or "").strip()
-    for prefix in ("https://doi.org/", "http://doi.org/", "doi:"):
-        if value.lower().startswith(prefix):
-            value = value[len(prefix) :]
-    if not DOI.match(value) or len(value) > 200:
-        raise DjangoValidationError(
-            "Not a DOI: expected e.g. 10.48550/arXiv.2510.13786.", code="invalid_doi"
-        )
-    return value
 
 
 # ---- Conditional requests and optimistic concurrency

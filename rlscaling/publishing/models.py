@@ -1,7 +1,7 @@
-"""The one draft/published mechanism shared by every editorial model."""
+"""Models and querysets of the draft/published mechanism."""
 
 from django.db import models, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
@@ -11,9 +11,15 @@ class Status(models.TextChoices):
     PUBLISHED = "published", "Published"
 
 
+def published_q(prefix=""):
+    """The published rule as a Q, for this model (``prefix=""``) or across a relation
+    (``published_q("citing_paper__")``): the one place the rule is spelled out."""
+    return Q(**{f"{prefix}status": Status.PUBLISHED, f"{prefix}published_at__lte": timezone.now()})
+
+
 class PublishableQuerySet(models.QuerySet):
     def published(self):
-        return self.filter(status=Status.PUBLISHED, published_at__lte=timezone.now())
+        return self.filter(published_q())
 
     def drafts(self):
         return self.exclude(pk__in=self.published().values("pk"))

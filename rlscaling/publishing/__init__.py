@@ -1,0 +1,11 @@
+"""The one draft/published mechanism shared by every editorial model."""
+
+from rlscaling.publishing.models import (
+    Publishable,
+    PublishableQuerySet,
+    StaleEditError,
+    Status,
+    published_q,
+)
+
+__all__ = ["Publishable", "PublishableQuerySet", "StaleEditError", "Status", "published_q"]
