@@ -1,6 +1,6 @@
 """`make soak`: a bounded soak of the whole stack, then two checks: no 5xx, no lost writes.
 
-Serves the site with gunicorn and production settings on 127.0.0.1 (port 8350 by default),
+Serves the site with gunicorn and production settings on a free 127.0.0.1 port (bench/harness.py),
 over a scratch PostgreSQL database (created, loaded with the demo content, dropped at the end)
 and Redis when they answer on loopback, and drives it for 60 s with 20 concurrent clients:
 mostly public pages and API reads, plus a few editors writing through the API with tokens
@@ -27,106 +27,38 @@ import os
 import platform
 import random
 import re
-import secrets
-import signal
-import socket
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-ROOT = Path(__file__).resolve().parent.parent
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script, too
+
+from bench.harness import (  # noqa: E402
+    ROOT,
+    Server,
+    answers,
+    describe_database,
+    editor_token,
+    request,
+    scratch_database,
+)
+
 RESULTS = ROOT / "bench" / "RESULTS.md"
-HOST = "127.0.0.1"
-POSTGRES = "postgres://postgres@127.0.0.1:5432"
-SOAK_DATABASE = "rlscaling_soak_{port}"  # one per port: two soaks never share a database
 REDIS = "redis://127.0.0.1:6379/15"
 SECTION_START, SECTION_END = "<!-- soak:start -->", "<!-- soak:end -->"
 
 
 # -- setting up -------------------------------------------------------------------------------
 
-
-def answers(host, port):
-    with socket.socket() as sock:
-        sock.settimeout(1)
-        return sock.connect_ex((host, port)) == 0
-
-
-def scratch_database(explicit, port):
-    """The database URL to soak, and the scratch database this script created (to drop)."""
-    if explicit:
-        return explicit, None
-    if not answers("127.0.0.1", 5432):
-        path = Path(tempfile.mkdtemp(prefix="rlscaling-soak-")) / "soak.sqlite3"
-        return f"sqlite:///{path}", None
-    import psycopg
-
-    name = SOAK_DATABASE.format(port=port)
-    with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        connection.execute(f"CREATE DATABASE {name}")
-    return f"{POSTGRES}/{name}", name
-
-
-def drop_database(name):
-    import psycopg
-
-    with psycopg.connect(f"{POSTGRES}/postgres", autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-
-
-def server_env(database_url, redis_url, static_root, port):
-    env = dict(os.environ)
-    env.update(
-        DJANGO_ENV="production",
-        SECRET_KEY=secrets.token_urlsafe(50),
-        ALLOWED_HOSTS=HOST,
-        SECURE_SSL_REDIRECT="0",  # plain HTTP on loopback, no TLS proxy in front
-        DATABASE_URL=database_url,
-        REDIS_URL=redis_url,
-        CACHE_KEY_PREFIX=f"rlscaling-soak-{secrets.token_hex(4)}",
-        STATIC_ROOT=str(static_root),
-        SITE_URL=f"http://{HOST}:{port}",
-        LOG_LEVEL="ERROR",
-        # 20 clients from one address would otherwise be throttled within seconds; the
-        # throttle still runs, at rates the soak does not reach.
-        API_THROTTLE_ANON="1000000000/hour",
-        API_THROTTLE_USER="1000000000/hour",
-    )
-    env.pop("DEBUG", None)
-    return env
-
-
-def manage(env, *args):
-    subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, timeout=600)
-
-
-def prepare(env):
-    """Schema, demo content, static files, two editors with tokens; returns what to request."""
-    manage(env, "migrate", "--noinput", "-v0")
-    manage(env, "load_demo")
-    manage(env, "collectstatic", "--noinput", "-v0")
-    script = r"""
+TARGETS_SCRIPT = r"""
 import json
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
-from rest_framework.authtoken.models import Token
-from citations.models import Citation, Paper
+from citations.models import Paper
 from notes.models import ResearchNote
 from bottlenecks.models import Layer
-from rlscaling.editors import EDITORS_GROUP
 from rlscaling.publishing import Status
 
-tokens = []
-for n in range(2):
-    user = get_user_model().objects.create_user(f"soak-editor-{n}", password=None, is_staff=True)
-    user.groups.add(Group.objects.get(name=EDITORS_GROUP))
-    tokens.append(Token.objects.create(user=user).key)
 contested = []
 for n in range(3):
     note = ResearchNote.objects.create(
@@ -137,7 +69,6 @@ for n in range(3):
 hubs = list(Paper.objects.published().filter(citations_received__isnull=False)
             .values_list("slug", flat=True).distinct()[:5])
 print("SOAK " + json.dumps({
-    "tokens": tokens,
     "contested": contested,
     "papers": list(Paper.objects.in_research_index().values_list("slug", flat=True)[:30]),
     "hubs": hubs,
@@ -146,89 +77,21 @@ print("SOAK " + json.dumps({
     "tags": sorted({t.slug for p in Paper.objects.in_research_index() for t in p.tags.all()}),
 }))
 """
-    output = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", script],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    ).stdout
+
+
+def prepare(server):
+    """Schema, demo content, two editors with tokens, three contested draft notes; returns
+    what to request."""
+    server.manage("migrate", "--noinput", "-v0")
+    server.manage("load_demo")
+    output = server.manage("shell", "-c", TARGETS_SCRIPT, timeout=120)
     line = next(x for x in output.splitlines() if x.startswith("SOAK "))
-    return json.loads(line.removeprefix("SOAK "))
-
-
-class Server:
-    """gunicorn on 127.0.0.1:port in its own process group, stopped (the group) on exit."""
-
-    def __init__(self, env, port, workers, log_path):
-        self.env, self.port, self.workers, self.log_path = env, port, workers, log_path
-        self.process = None
-
-    def __enter__(self):
-        if answers(HOST, self.port):
-            raise SystemExit(f"Port {self.port} is already in use; pass --port.")
-        command = [
-            *(str(BIN / "gunicorn"), "rlscaling.wsgi:application"),
-            *(f"--bind={HOST}:{self.port}", f"--workers={self.workers}", "--timeout=30"),
-            *("--graceful-timeout=5", "--log-level=warning", f"--error-logfile={self.log_path}"),
-        ]
-        self.process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=self.env,
-            start_new_session=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise SystemExit(f"gunicorn exited early:\n{self.log_tail()}")
-            with contextlib.suppress(OSError, http.client.HTTPException):
-                if request("GET", self.port, "/readyz")[0] == 200:
-                    return self
-            time.sleep(0.2)
-        self.stop()
-        raise SystemExit(f"gunicorn did not become ready within 60 s:\n{self.log_tail()}")
-
-    def __exit__(self, *exc):
-        self.stop()
-
-    def stop(self):
-        if self.process is None or self.process.poll() is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=5)
-
-    def log_tail(self, lines=30):
-        with contextlib.suppress(OSError):
-            return "\n".join(Path(self.log_path).read_text(errors="replace").splitlines()[-lines:])
-        return ""
+    targets = json.loads(line.removeprefix("SOAK "))
+    targets["tokens"] = [editor_token(server.env, f"soak-editor-{n}") for n in range(2)]
+    return targets
 
 
 # -- the load ---------------------------------------------------------------------------------
-
-
-def request(method, port, path, body=None, headers=None, timeout=30):
-    connection = http.client.HTTPConnection(HOST, port, timeout=timeout)
-    try:
-        payload = json.dumps(body).encode() if body is not None else None
-        all_headers = {"Accept": "*/*", **(headers or {})}
-        if payload is not None:
-            all_headers["Content-Type"] = "application/json"
-        connection.request(method, path, body=payload, headers=all_headers)
-        response = connection.getresponse()
-        return response.status, response.read()
-    finally:
-        connection.close()
 
 
 class Recorder:
@@ -285,7 +148,7 @@ def reader(port, targets, deadline, recorder, rng):
         path = rng.choice(pages if kind == "page" else api)()
         started = time.perf_counter()
         try:
-            status, _ = request("GET", port, path)
+            status = request(port, "GET", path).status
         except (OSError, http.client.HTTPException) as error:
             with recorder.lock:
                 recorder.socket_errors.append((path, repr(error)))
@@ -318,15 +181,15 @@ def writer(port, number, token, targets, deadline, recorder, rng, pause):
 def create_note(port, headers, slug, recorder):
     body = {"title": f"Soak note {slug}", "slug": slug, "summary": "Draft."}
     started = time.perf_counter()
-    status, _ = request("POST", port, "/api/v1/notes/", body, headers)
+    status = request(port, "POST", "/api/v1/notes/", body, headers).status
     recorder.record("write", status, time.perf_counter() - started, "POST /api/v1/notes/")
     if status != 201:
         return
     with recorder.lock:
         recorder.created[slug] = body["title"]
     # A draft: the public must not see it, on the site or in the API.
-    page_status, _ = request("GET", port, f"/notes/{slug}/")
-    api_status, _ = request("GET", port, f"/api/v1/notes/{slug}/")
+    page_status = request(port, "GET", f"/notes/{slug}/").status
+    api_status = request(port, "GET", f"/api/v1/notes/{slug}/").status
     if page_status != 404 or api_status != 404:
         with recorder.lock:
             recorder.draft_leaks.append((slug, page_status, api_status))
@@ -335,11 +198,11 @@ def create_note(port, headers, slug, recorder):
 def edit_note(port, headers, slug, caveat, versions, recorder):
     path = f"/api/v1/notes/{slug}/"
     if slug not in versions:
-        status, content = request("GET", port, path, headers=headers)
+        status, _, content = request(port, "GET", path, headers=headers)
         versions[slug] = json.loads(content)["version"]
     started = time.perf_counter()
-    status, content = request(
-        "PATCH", port, path, {"caveat": caveat, "version": versions[slug]}, headers
+    status, _, content = request(
+        port, "PATCH", path, {"caveat": caveat, "version": versions[slug]}, headers
     )
     recorder.record("write", status, time.perf_counter() - started, f"PATCH {path}")
     if status == 200:
@@ -352,7 +215,7 @@ def edit_note(port, headers, slug, caveat, versions, recorder):
         del versions[slug]  # fetch the current version next time, as a client should
 
 
-def verify(env, recorder):
+def verify(server, recorder):
     """Every acknowledged write is in the database (run in a Django subprocess)."""
     script = r"""
 import json, sys
@@ -377,16 +240,7 @@ for slug, (version, caveat) in newest.items():
 print("VERIFY " + json.dumps(problems))
 """
     claims = {"created": recorder.created, "edits": recorder.edits}
-    output = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", script],
-        cwd=ROOT,
-        env=env,
-        input=json.dumps(claims),
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    ).stdout
+    output = server.manage("shell", "-c", script, stdin=json.dumps(claims), timeout=300)
     line = next(x for x in output.splitlines() if x.startswith("VERIFY "))
     return json.loads(line.removeprefix("VERIFY "))
 
@@ -524,74 +378,36 @@ def main():
         "--write-pause", type=float, default=0.5, help="s between an editor's writes"
     )
     parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1) + 1)
-    parser.add_argument("--port", type=int, default=8350)
     parser.add_argument("--database-url", default=os.environ.get("SOAK_DATABASE_URL"))
     parser.add_argument("--write", action="store_true", help="record the run in RESULTS.md")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    if not 8300 <= args.port <= 8399:
-        raise SystemExit("Use a port in 8300-8399 (the soak's range).")
     args.duration = min(args.duration, 600)  # bounded, whatever is asked
 
-    if answers(HOST, args.port):
-        raise SystemExit(f"Port {args.port} is already in use (another soak?); pass --port.")
     load_before = os.getloadavg()[0]
-    database_url, created_database = scratch_database(args.database_url, args.port)
     redis_url = os.environ.get("REDIS_URL") or (REDIS if answers("127.0.0.1", 6379) else "")
-    with tempfile.TemporaryDirectory(prefix="rlscaling-soak-") as scratch:
-        env = server_env(database_url, redis_url, Path(scratch) / "static", args.port)
-        try:
-            print(f"Preparing {database_url.rsplit('@', 1)[-1]} ...", flush=True)
-            targets = prepare(env)
-            database = describe_database(database_url)
-            cache = "Redis" if redis_url else "local memory"
-            with Server(env, args.port, args.workers, Path(scratch) / "gunicorn.log") as server:
-                print(
-                    f"Soaking http://{HOST}:{args.port} for {args.duration:.0f} s with "
-                    f"{args.clients} clients ({args.writers} editors) ...",
-                    flush=True,
-                )
-                recorder = Recorder()
-                started = time.monotonic()
-                deadline = started + args.duration
-                threads = [
-                    threading.Thread(
-                        target=writer,
-                        args=(
-                            args.port,
-                            n,
-                            targets["tokens"][n % 2],
-                            targets,
-                            deadline,
-                            recorder,
-                            random.Random(args.seed * 100 + n),
-                            args.write_pause,
-                        ),
-                    )  # fmt: skip
-                    for n in range(args.writers)
-                ] + [
-                    threading.Thread(
-                        target=reader,
-                        args=(
-                            args.port,
-                            targets,
-                            deadline,
-                            recorder,
-                            random.Random(args.seed * 1000 + n),
-                        ),
-                    )  # fmt: skip
-                    for n in range(args.clients - args.writers)
-                ]
-                for thread in threads:
-                    thread.start()
-                for thread in threads:
-                    thread.join()
-                elapsed = time.monotonic() - started
-                log_tail = server.log_tail()
-            lost = verify(env, recorder)
-        finally:
-            if created_database:
-                drop_database(created_database)
+    with contextlib.ExitStack() as stack:
+        database_url = args.database_url or stack.enter_context(scratch_database("rlscaling_soak"))
+        server = Server(
+            database_url,
+            redis_url=redis_url,
+            workers=args.workers,
+            timeout=30,
+            ready_path="/readyz",
+        )
+        print(f"Preparing {database_url.rsplit('@', 1)[-1]} ...", flush=True)
+        targets = prepare(server)
+        database = describe_database(database_url)
+        cache = "Redis" if redis_url else "local memory"
+        with server:
+            print(
+                f"Soaking {server.base_url} for {args.duration:.0f} s with "
+                f"{args.clients} clients ({args.writers} editors) ...",
+                flush=True,
+            )
+            recorder, elapsed = soak(server.port, targets, args)
+            log_tail = server.log_tail()
+        lost = verify(server, recorder)
     summary = summarise(recorder, args, elapsed, database, cache, lost, load_before)
     report(summary, recorder, log_tail)
     if args.write:
@@ -600,16 +416,26 @@ def main():
     return 0 if passed(summary) else 1
 
 
-def describe_database(url):
-    if url.startswith("sqlite"):
-        return "SQLite"
-    with contextlib.suppress(Exception):
-        import psycopg
-
-        with psycopg.connect(url.replace("postgres://", "postgresql://")) as connection:
-            version = connection.execute("SHOW server_version").fetchone()[0].split()[0]
-            return f"PostgreSQL {version}"
-    return "PostgreSQL"
+def soak(port, targets, args):
+    """The readers and the editors, all at once until the deadline."""
+    recorder = Recorder()
+    started = time.monotonic()
+    deadline = started + args.duration
+    writers = [
+        (writer, (port, n, targets["tokens"][n % 2], targets, deadline, recorder,
+                  random.Random(args.seed * 100 + n), args.write_pause))
+        for n in range(args.writers)
+    ]  # fmt: skip
+    readers = [
+        (reader, (port, targets, deadline, recorder, random.Random(args.seed * 1000 + n)))
+        for n in range(args.clients - args.writers)
+    ]
+    threads = [threading.Thread(target=target, args=a) for target, a in writers + readers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return recorder, time.monotonic() - started
 
 
 def report(summary, recorder, log_tail):

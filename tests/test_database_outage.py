@@ -2,8 +2,9 @@
 when it comes back, the same server process recovers without a restart.
 
 The live test starts a throwaway PostgreSQL 15 cluster on 127.0.0.1:54330 (the next free port
-up to 54339 if another run holds it) and a gunicorn on a port in 8300-8319, stops and starts
-the cluster under the running server, then stops both.
+up to 54339 if another run holds it) and gunicorn with production settings on a free port
+(bench/harness.py, as the benchmark and the soak do), stops and starts the cluster under the
+running server, then stops both.
 """
 
 import contextlib
@@ -13,11 +14,7 @@ import os
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -26,12 +23,11 @@ from django.http import HttpResponse
 from django.test import Client
 from django.urls import path, reverse
 
+from bench.harness import Server
 from rlscaling import middleware
 
-ROOT = Path(__file__).resolve().parent.parent
 PG_BIN = Path(os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin"))
 PG_PORTS = range(54330, 54340)  # 54330 unless another run of this suite holds it
-PORTS = range(8300, 8320)
 TRACEBACK_MARKERS = ["Traceback", 'File "/', "OperationalError", "psycopg", "site-packages"]
 
 
@@ -197,35 +193,6 @@ class ThrowawayPostgres:
         return f"postgres://postgres@127.0.0.1:{self.port}/postgres"
 
 
-def _get(url, timeout=15, headers=None):
-    """(status, content type, body) without raising on 4xx/5xx."""
-    try:
-        request = urllib.request.Request(url, headers=headers or {})
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, response.headers.get("Content-Type", ""), response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.headers.get("Content-Type", ""), error.read()
-
-
-def _worker_pids(master_pid):
-    children = Path(f"/proc/{master_pid}/task/{master_pid}/children")
-    return sorted(children.read_text().split()) if children.exists() else []
-
-
-def _wait_until_serving(base_url, server, seconds=30):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise AssertionError(f"gunicorn exited with {server.returncode}")
-        try:
-            if _get(f"{base_url}/healthz", timeout=2)[0] == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise AssertionError("gunicorn did not start")
-
-
 @pytest.fixture
 def throwaway_postgres():
     if not (PG_BIN / "initdb").exists() or not (PG_BIN / "pg_ctl").exists():
@@ -243,45 +210,13 @@ def throwaway_postgres():
 
 @pytest.fixture
 def live_server_on(throwaway_postgres):
-    env = {
-        **os.environ,
-        "DJANGO_ENV": "development",
-        "DEBUG": "false",
-        "DATABASE_URL": throwaway_postgres.url,
-        "CONN_MAX_AGE": "600",
-        "REDIS_URL": "",
-        "LOG_LEVEL": "CRITICAL",
-    }
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        timeout=120,
-    )
-    port = _free_port(PORTS)
-    server = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "gunicorn", "rlscaling.wsgi:application"),
-            *("--bind", f"127.0.0.1:{port}", "--workers", "2", "--timeout", "30"),
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    base_url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_serving(base_url, server)
-        yield base_url, server, throwaway_postgres
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+    """gunicorn with production settings (the shared harness) over the throwaway cluster, with
+    persistent connections and the local-memory cache (the cache stays up while the database
+    goes)."""
+    server = Server(throwaway_postgres.url, workers=2, timeout=30, env={"CONN_MAX_AGE": "600"})
+    server.manage("migrate", "--noinput", "-v0", timeout=120)
+    with server:
+        yield server, throwaway_postgres
 
 
 def _assert_no_traceback(body):
@@ -291,61 +226,59 @@ def _assert_no_traceback(body):
 
 
 def test_a_stopped_database_gives_503s_and_the_same_processes_recover(live_server_on):
-    base_url, server, cluster = live_server_on
+    server, cluster = live_server_on
     pages = ["/", "/research/", "/bottlenecks/"]
     api_paths = [reverse("api:paper-list"), reverse("api:researchnote-list")]
     fresh = itertools.count()
 
     def uncached(address):
         # The page cache keys on the query string: a new one makes the view itself run.
-        return f"{base_url}{address}?outage-check={next(fresh)}"
+        return server.get(f"{address}?outage-check={next(fresh)}", timeout=15)
 
     # Up: everything answers, and each worker holds a persistent connection (CONN_MAX_AGE).
     for _ in range(4):
-        assert _get(f"{base_url}/readyz")[0] == 200
+        assert server.get("/readyz").status == 200
         for address in pages + api_paths:
-            assert _get(base_url + address)[0] == 200, address
-    workers_before = _worker_pids(server.pid)
+            assert server.get(address).status == 200, address
+    workers_before = server.worker_pids()
 
     cluster.stop()
 
     for _ in range(4):  # several times, to reach both workers
-        status, content_type, body = _get(f"{base_url}/readyz")
-        assert status == 503
-        assert json.loads(body)["checks"]["database"].startswith("error")
-        assert json.loads(body)["checks"]["cache"] == "ok"
+        ready = server.get("/readyz", timeout=15)
+        assert ready.status == 503
+        assert ready.json()["checks"]["database"].startswith("error")
+        assert ready.json()["checks"]["cache"] == "ok"
 
         for page in pages:
-            status, content_type, body = _get(uncached(page))
-            assert status == 503, page
-            assert content_type.startswith("text/html")
-            assert b"Temporarily unavailable" in body
-            assert b"<main" in body
-            _assert_no_traceback(body)
+            response = uncached(page)
+            assert response.status == 503, page
+            assert response.headers["Content-Type"].startswith("text/html")
+            assert b"Temporarily unavailable" in response.body
+            assert b"<main" in response.body
+            _assert_no_traceback(response.body)
             # An answer already in the page cache may still be served, which is fine.
-            assert _get(base_url + page)[0] in {200, 503}
+            assert server.get(page).status in {200, 503}
 
         for api_path in api_paths:
-            status, content_type, body = _get(uncached(api_path))
-            assert status == 503
-            assert content_type.startswith("application/json")
-            assert "database" in json.loads(body)["detail"]
-            _assert_no_traceback(body)
+            response = uncached(api_path)
+            assert response.status == 503
+            assert response.headers["Content-Type"].startswith("application/json")
+            assert "database" in response.json()["detail"]
+            _assert_no_traceback(response.body)
 
         # A session cookie sends the middleware to the database before any view runs.
-        status, content_type, body = _get(
-            base_url + "/", headers={"Cookie": "sessionid=" + "x" * 32}
-        )
-        assert status == 503
-        _assert_no_traceback(body)
+        response = server.get("/", headers={"Cookie": "sessionid=" + "x" * 32}, timeout=15)
+        assert response.status == 503
+        _assert_no_traceback(response.body)
 
-        assert _get(f"{base_url}/healthz")[0] == 200  # alive, just not ready
+        assert server.get("/healthz").status == 200  # alive, just not ready
 
     cluster.start()
 
     for _ in range(4):
-        assert _get(f"{base_url}/readyz")[0] == 200
+        assert server.get("/readyz").status == 200
         for address in pages + api_paths:
-            assert _get(uncached(address))[0] == 200, address
-    assert server.poll() is None
-    assert _worker_pids(server.pid) == workers_before  # recovered, not restarted
+            assert uncached(address).status == 200, address
+    assert server.process.poll() is None
+    assert server.worker_pids() == workers_before  # recovered, not restarted
