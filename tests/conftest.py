@@ -6,8 +6,6 @@ from django.core.cache import cache
 from rlscaling.demo_content import DemoLoader
 from rlscaling.editors import EDITORS_GROUP
 
-ART_OF_SCALING = "the-art-of-scaling-reinforcement-learning-compute-for-llms"
-
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():

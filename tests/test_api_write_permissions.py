@@ -14,8 +14,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from rlscaling.api_urls import router
-
-from .factories import (
+from tests.factories import (
     CitationFactory,
     CommunityPostFactory,
     DimensionFactory,

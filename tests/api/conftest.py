@@ -3,11 +3,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.db import transaction
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from rlscaling.demo_content import DemoLoader
 from rlscaling.editors import EDITORS_GROUP
+from tests.helpers import token_client
 
 
 @pytest.fixture(autouse=True)
@@ -26,13 +26,6 @@ def demo_once(django_db_setup, django_db_blocker):
         DemoLoader().load()
         yield
         transaction.set_rollback(True)
-
-
-def token_client(user):
-    client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
 
 
 @pytest.fixture
@@ -59,19 +52,3 @@ def second_editor(db):
     )
     user.groups.add(Group.objects.get(name=EDITORS_GROUP))
     return user
-
-
-def walk(client, url):
-    """Every result of a paginated list, following `next` links; and the pages seen."""
-    results, pages = [], 0
-    while url:
-        response = client.get(url)
-        assert response.status_code == 200, response.content
-        results += response.json()["results"]
-        url = response.json()["next"]
-        pages += 1
-    return results, pages
-
-
-def slugs(results):
-    return [row["slug"] for row in results]

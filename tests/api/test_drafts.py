@@ -2,7 +2,6 @@
 
 import pytest
 
-from tests.api.conftest import slugs
 from tests.factories import (
     CitationFactory,
     CitationRoleFactory,
@@ -14,6 +13,7 @@ from tests.factories import (
     QuestionFactory,
     ResearchNoteFactory,
 )
+from tests.helpers import slugs
 
 pytestmark = pytest.mark.django_db
 

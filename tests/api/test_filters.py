@@ -2,8 +2,7 @@
 
 import pytest
 
-from tests.api.conftest import slugs, walk
-from tests.conftest import ART_OF_SCALING
+from tests.helpers import ART_OF_SCALING, slugs, walk
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo_once")]
 

@@ -5,9 +5,8 @@ import base64
 
 import pytest
 
-from tests.api.conftest import walk
-from tests.conftest import ART_OF_SCALING
 from tests.factories import PaperFactory
+from tests.helpers import ART_OF_SCALING, walk
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo_once")]
 

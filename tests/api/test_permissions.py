@@ -6,8 +6,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from citations.models import Paper
-from tests.api.conftest import token_client
 from tests.factories import PaperFactory
+from tests.helpers import token_client
 
 pytestmark = pytest.mark.django_db
 

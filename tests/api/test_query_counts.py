@@ -3,7 +3,6 @@
 import pytest
 
 from citations.models import Paper
-from tests.conftest import ART_OF_SCALING
 from tests.factories import (
     CitationFactory,
     CitationPolarityFactory,
@@ -15,6 +14,7 @@ from tests.factories import (
     QuestionFactory,
     ResearchNoteFactory,
 )
+from tests.helpers import API_LIST_QUERY_CEILINGS, ART_OF_SCALING
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("crowded")]
 
@@ -40,24 +40,7 @@ def crowded(demo_once, django_db_blocker):
         LoopStageFactory.create_batch(55)
 
 
-LIST_ENDPOINTS = [
-    ("/api/v1/papers/", 6),
-    ("/api/v1/citations/", 1),
-    (f"/api/v1/papers/{ART_OF_SCALING}/citations/", 5),
-    ("/api/v1/citation-roles/", 2),
-    ("/api/v1/citation-polarities/", 2),
-    ("/api/v1/tags/", 4),
-    ("/api/v1/notes/", 6),
-    ("/api/v1/community-posts/", 2),
-    ("/api/v1/questions/", 2),
-    ("/api/v1/dimensions/", 2),
-    ("/api/v1/loop-stages/", 2),
-    ("/api/v1/layers/", 2),
-    ("/api/v1/analyses/", 3),
-]
-
-
-@pytest.mark.parametrize(("url", "ceiling"), LIST_ENDPOINTS)
+@pytest.mark.parametrize(("url", "ceiling"), API_LIST_QUERY_CEILINGS)
 def test_list_query_count_does_not_grow_with_page_size(
     anon, editor_api, django_assert_max_num_queries, url, ceiling
 ):

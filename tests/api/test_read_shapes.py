@@ -4,8 +4,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from citations.models import Paper
-from tests.api.conftest import slugs, walk
-from tests.conftest import ART_OF_SCALING
+from tests.helpers import ART_OF_SCALING, slugs, walk
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo_once")]
 

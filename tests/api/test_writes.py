@@ -7,7 +7,6 @@ from django.contrib.auth.models import Permission
 
 from citations.models import Authorship, Citation, Paper
 from notes.models import Question
-from tests.api.conftest import token_client
 from tests.factories import (
     CitationFactory,
     CitationPolarityFactory,
@@ -16,6 +15,7 @@ from tests.factories import (
     PaperFactory,
     QuestionFactory,
 )
+from tests.helpers import token_client
 
 pytestmark = pytest.mark.django_db
 

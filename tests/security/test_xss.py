@@ -15,8 +15,7 @@ from django.utils.html import escape
 from bottlenecks.models import AnalysisStep
 from notes.models import GuideSection, ReportedFigure
 from rlscaling.markdown import render_markdown
-
-from .factories import (
+from tests.factories import (
     CitationFactory,
     CommunityPostFactory,
     DimensionFactory,

@@ -4,8 +4,7 @@ from django.core.management import call_command
 from bottlenecks.models import Analysis, Dimension, Layer, LoopStage
 from citations.models import Citation, Paper
 from notes.models import CommunityPost, GuideSection, Question, ResearchNote
-
-from .conftest import ART_OF_SCALING
+from tests.helpers import ART_OF_SCALING
 
 pytestmark = pytest.mark.django_db
 

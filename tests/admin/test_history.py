@@ -7,8 +7,7 @@ from simple_history.admin import SimpleHistoryAdmin
 from simple_history.models import HistoricalChanges
 
 from rlscaling.publishing import Publishable
-
-from .admin_forms import admin_form_data
+from tests.helpers import admin_form_data
 
 pytestmark = pytest.mark.django_db
 

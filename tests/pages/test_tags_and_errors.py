@@ -7,7 +7,7 @@ from django.template.loader import render_to_string
 from django.urls import path, reverse
 
 from tests.factories import PaperFactory, ResearchNoteFactory
-from tests.test_pages_home import text_of
+from tests.helpers import text_of
 
 pytestmark = pytest.mark.django_db
 

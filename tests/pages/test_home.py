@@ -14,17 +14,9 @@ from tests.factories import (
     QuestionFactory,
     ResearchNoteFactory,
 )
+from tests.helpers import HOME_QUERY_CEILING, text_of
 
 pytestmark = pytest.mark.django_db
-
-HOME_QUERY_CEILING = 14
-
-
-def text_of(response):
-    """The page as text with tags removed and whitespace collapsed, for phrase checks."""
-    html = response.content.decode()
-    html = re.sub(r"<script.*?</script>", " ", html, flags=re.S)
-    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
 @pytest.fixture
@@ -195,3 +187,9 @@ def test_pages_send_a_strict_content_security_policy(home):
     assert "'unsafe-inline'" not in policy
     assert ' style="' not in home.content.decode()
     assert "<script" not in home.content.decode()
+
+
+def test_home_page_shows_the_demo_content(client, demo):
+    response = client.get("/")
+    assert response.status_code == 200
+    assert "Environments" in response.content.decode()

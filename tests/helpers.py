@@ -1,7 +1,69 @@
-"""Read an admin change form the way a browser would submit it, for tests that POST it back."""
+"""What several test modules share: demo slugs, query ceilings, page text, API clients, admin
+forms. Fixtures live in conftest.py; test modules import from here, never from each other."""
 
+import re
 from html.parser import HTMLParser
 
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+# The demo's hub paper (seed 001), cited by most of the demo's edges.
+ART_OF_SCALING = "the-art-of-scaling-reinforcement-learning-compute-for-llms"
+
+# Query ceilings per page, pinned against the demo content and held at scale (pages/test_scale_hub).
+HOME_QUERY_CEILING = 14
+HUB_QUERY_CEILING = 16
+INDEX_QUERY_CEILING = 12
+# Per API list endpoint: the same at page_size 5 and 50, and for a hub with thousands of edges.
+API_LIST_QUERY_CEILINGS = [
+    ("/api/v1/papers/", 6),
+    ("/api/v1/citations/", 1),
+    (f"/api/v1/papers/{ART_OF_SCALING}/citations/", 5),
+    ("/api/v1/citation-roles/", 2),
+    ("/api/v1/citation-polarities/", 2),
+    ("/api/v1/tags/", 4),
+    ("/api/v1/notes/", 6),
+    ("/api/v1/community-posts/", 2),
+    ("/api/v1/questions/", 2),
+    ("/api/v1/dimensions/", 2),
+    ("/api/v1/loop-stages/", 2),
+    ("/api/v1/layers/", 2),
+    ("/api/v1/analyses/", 3),
+]
+
+
+def text_of(response):
+    """The page as text with tags removed and whitespace collapsed, for phrase checks."""
+    html = response.content.decode()
+    html = re.sub(r"<script.*?</script>", " ", html, flags=re.S)
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def token_client(user):
+    """An API client authenticated with the user's token, as scripts use the API."""
+    client = APIClient()
+    token, _ = Token.objects.get_or_create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+def walk(client, url):
+    """Every result of a paginated list, following `next` links; and the pages seen."""
+    results, pages = [], 0
+    while url:
+        response = client.get(url)
+        assert response.status_code == 200, response.content
+        results += response.json()["results"]
+        url = response.json()["next"]
+        pages += 1
+    return results, pages
+
+
+def slugs(results):
+    return [row["slug"] for row in results]
+
+
+# Read an admin change form the way a browser would submit it, for tests that POST it back.
 SKIPPED_INPUT_TYPES = {"submit", "button", "reset", "file", "image"}
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # Runs inside the production process: a migrated scratch SQLite file, one staff user, then a
 # page, the admin login page (CSRF cookie) and a login (session cookie), all over HTTPS.

@@ -4,8 +4,7 @@ from django.db import IntegrityError, transaction
 from citations.models import Citation, Paper
 from notes.models import ResearchNote
 from rlscaling.publishing import Status
-
-from .factories import CitationFactory, PaperFactory, ResearchNoteFactory
+from tests.factories import CitationFactory, PaperFactory, ResearchNoteFactory
 
 pytestmark = pytest.mark.django_db
 

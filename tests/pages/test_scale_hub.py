@@ -10,15 +10,14 @@ from django.db import transaction
 from rest_framework.test import APIClient
 
 from citations.models import Paper
-from tests.api.test_query_counts import LIST_ENDPOINTS
-from tests.test_pages_paper_hub import HUB_QUERY_CEILING
-from tests.test_pages_research_index import INDEX_QUERY_CEILING
+from tests.helpers import (
+    API_LIST_QUERY_CEILINGS,
+    ART_OF_SCALING,
+    HUB_QUERY_CEILING,
+    INDEX_QUERY_CEILING,
+)
 
-API_HUB_CEILING = dict(LIST_ENDPOINTS)[
-    "/api/v1/papers/{}/citations/".format(
-        "the-art-of-scaling-reinforcement-learning-compute-for-llms"
-    )
-]
+API_HUB_CEILING = dict(API_LIST_QUERY_CEILINGS)[f"/api/v1/papers/{ART_OF_SCALING}/citations/"]
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,7 @@ from django.urls import reverse
 from bottlenecks.models import Analysis, Layer
 from rlscaling.publishing import Status
 from tests.factories import LayerFactory, PaperFactory, ResearchNoteFactory
-from tests.test_pages_home import text_of
+from tests.helpers import text_of
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 from citations.filters import ResearchIndexFilter
 from citations.models import Author, Authorship, Paper
 from tests.factories import LayerFactory, PaperFactory
-from tests.test_pages_home import text_of
+from tests.helpers import INDEX_QUERY_CEILING, text_of
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +22,6 @@ def fresh_cache():
 
 
 INDEX = reverse("citations:research-index")
-INDEX_QUERY_CEILING = 12
 
 
 def titles(response):

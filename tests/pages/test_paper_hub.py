@@ -8,19 +8,17 @@ from django.urls import reverse
 
 from citations.models import Citation, Paper
 from rlscaling.publishing import Status
-from tests.conftest import ART_OF_SCALING
 from tests.factories import (
     CitationFactory,
     CitationPolarityFactory,
     CitationRoleFactory,
     PaperFactory,
 )
-from tests.test_pages_home import text_of
+from tests.helpers import ART_OF_SCALING, HUB_QUERY_CEILING, text_of
 
 pytestmark = pytest.mark.django_db
 
 HUB = reverse("citations:paper-detail", kwargs={"slug": ART_OF_SCALING})
-HUB_QUERY_CEILING = 16
 
 
 @pytest.fixture

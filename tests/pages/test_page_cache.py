@@ -9,8 +9,8 @@ from rest_framework.authtoken.models import Token
 from citations.models import Paper
 from rlscaling import caching
 from rlscaling.publishing import Status
-from tests.conftest import ART_OF_SCALING
 from tests.factories import PaperFactory, ResearchNoteFactory
+from tests.helpers import ART_OF_SCALING
 
 HUB = f"/papers/{ART_OF_SCALING}/"
 CACHED_PATHS = [

@@ -12,9 +12,8 @@ from notes.models import ResearchNote
 from rlscaling.admin_actions import PublishableAdmin
 from rlscaling.editors import EDITORS_GROUP
 from rlscaling.publishing import StaleEditError
-
-from .admin_forms import admin_form_data
-from .factories import PaperFactory, ResearchNoteFactory
+from tests.factories import PaperFactory, ResearchNoteFactory
+from tests.helpers import admin_form_data
 
 pytestmark = pytest.mark.django_db
 
