@@ -1,16 +1,21 @@
-"""`make bench`: serve the site with gunicorn and production settings, load each endpoint, and
-print requests/s, p50, p99, errors and the ratio to a bare Django view (/healthz).
+"""`make bench`: every endpoint the site serves (bench/endpoints.py), on gunicorn with production
+settings (bench/harness.py), uncached and cached, each interleaved with the /healthz baseline;
+at two corpus sizes, the p50 growth of each uncached endpoint.
 
-Loopback only (127.0.0.1), bounded: a fixed duration and connection count per endpoint. Uses wrk
-(/usr/bin/wrk) when it is installed, else a small threaded Python load generator. See
-bench/RESULTS.md for how to run it and for recorded runs.
+Per database: the targets (slugs, deep pages, cursors) and the SQL queries of one uncached
+request per endpoint, found in a Django subprocess; then a server with the page cache off
+(PAGE_CACHE_SECONDS=0: every request renders, as a miss does) and one with it on. Each endpoint
+is loaded in rounds, a /healthz block right before each endpoint block, so its ratio to
+/healthz comes from the same moment. Loopback only (127.0.0.1), bounded: fixed blocks of
+seconds, a few connections, a request timeout.
 
     .venv/bin/python bench/bench.py                        # the database in DATABASE_URL
-    .venv/bin/python bench/bench.py --compare URL_SMALL URL_LARGE --write --label "final"
+    .venv/bin/python bench/bench.py --compare SMALL_URL LARGE_URL --write
+    .venv/bin/python bench/bench.py --only research papers  # templates containing these words
 """
 
 import argparse
-import contextlib
+import base64
 import datetime
 import http.client
 import json
@@ -18,297 +23,167 @@ import math
 import os
 import platform
 import re
-import secrets
-import shutil
-import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlencode
 
-ROOT = Path(__file__).resolve().parent.parent
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script, too
+
+from bench.endpoints import ENDPOINTS  # noqa: E402
+from bench.harness import HOST, ROOT, Server, describe_database, manage  # noqa: E402
+
 RESULTS = ROOT / "bench" / "RESULTS.md"
-WRK_SCRIPT = ROOT / "bench" / "wrk_report.lua"
-HOST = "127.0.0.1"
-PAGE_SIZE = 20  # the research index's page size (citations/views.py INDEX_PAGE_SIZE)
-
-# The issue's targets: share of the /healthz rate, p50 growth from demo to large, worker memory.
-MIN_RATIO, MIN_CACHED_RATIO, MAX_GROWTH, MAX_RSS_MB = 0.30, 0.70, 2.0, 200
+SECTION_START, SECTION_END = "<!-- bench:start -->", "<!-- bench:end -->"
+MAX_GROWTH = 2.0  # issue 15: uncached p50 at 100k/1M at most 2x its p50 at demo size
+INDEX_PAGE_SIZE = EXPLORER_PAGE_SIZE = 20  # citations/views.py
 
 
-# -- what to request (run in a subprocess with Django set up against one database) --------------
+# -- targets and query counts (run in a Django subprocess against one database) ----------------
 
 
 def pick_targets():
-    """Slugs and sizes from the database in DATABASE_URL, printed as JSON."""
-    sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "rlscaling.settings")
-    import django
-
-    django.setup()
-    from django.db import connection
+    """What each placeholder of bench/endpoints.py is in this database (see TARGETS there)."""
     from django.db.models import Count
+    from django.db.models.functions import ExtractYear
+    from taggit.models import Tag
 
+    from bottlenecks.models import Analysis, Dimension, Layer, LoopStage
     from citations.models import Citation, Paper
-    from notes.models import ResearchNote
+    from notes.models import CommunityPost, Question, ResearchNote
+    from rlscaling.sitemaps import PaperSitemap
 
-    hub = (
-        Citation.objects.public()
-        .values("cited_paper")
-        .annotate(citing=Count("id"))
-        .order_by("-citing", "cited_paper")
-        .first()
+    def first(queryset, *fields):
+        row = queryset.values_list(*fields).first()
+        return row if row is not None else (None,) * len(fields)
+
+    def most(queryset, field):
+        rows = queryset.exclude(**{f"{field}__isnull": True}).values(field)
+        return first(rows.annotate(n=Count("pk")).order_by("-n", field), field)[0]
+
+    def cursor(position):
+        return base64.b64encode(urlencode({"p": position}).encode()).decode()
+
+    public = Citation.objects.public()
+    papers = Paper.objects.published()
+    arxiv = first(papers.filter(arxiv_id__gt="").order_by("id"), "arxiv_id")[0]
+    datacite_doi = f"10.48550/arXiv.{arxiv}" if arxiv else None
+    hub = first(
+        public.values("cited_paper").annotate(n=Count("id")).order_by("-n", "cited_paper"),
+        "cited_paper",
+        "n",
     )
-    hub_paper = Paper.objects.get(pk=hub["cited_paper"]) if hub else None
-    top_role = hub_paper.citation_summary().top_role if hub_paper else None
+    hub_paper = Paper.objects.filter(pk=hub[0]).first()
+    into_hub = public.filter(cited_paper=hub_paper)
+    index = Paper.objects.in_research_index()
     note = ResearchNote.objects.published().order_by("-published_at", "-id").first()
-    in_index = Paper.objects.in_research_index().count()
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SHOW server_version")
-            version = "PostgreSQL " + cursor.fetchone()[0].split()[0]
-    else:
-        version = f"{connection.vendor} {connection.Database.sqlite_version}"
+    post = CommunityPost.objects.published().order_by("order", "id").first()
+    question = Question.objects.published().order_by("kind", "order", "id").first()
+    newest_first = papers.order_by("-publication_date", "-id")
+    citations = public.order_by("-id")
     targets = {
+        "hub": hub_paper.slug if hub_paper else None,
+        "arxiv": arxiv,
+        "paper": first(
+            papers.exclude(pk=hub[0]).filter(citations_made__isnull=False).order_by("id"), "slug"
+        )[0],
+        "doi": first(papers.filter(doi__gt="").order_by("id"), "doi")[0] or datacite_doi,
+        "role": most(into_hub, "role__slug"),
+        "polarity": most(into_hub, "polarity__slug"),
+        "tag": most(Tag.objects.filter(paper__in=papers), "slug"),
+        "layer": first(Layer.objects.published().order_by("order", "id"), "slug")[0],
+        "year": most(index.annotate(year=ExtractYear("publication_date")), "year"),
+        "note": note.slug if note else None,
+        "note_paper": first(
+            ResearchNote.objects.published().filter(papers__isnull=False), "papers__slug"
+        )[0],
+        "post": post.slug if post else None,
+        "post_year": post.year if post else None,
+        "post_source": post.source if post else None,
+        "question": question.pk if question else None,
+        "question_kind": question.kind if question else None,
+        "citation": first(citations, "id")[0],
+        "dimension": first(Dimension.objects.published().order_by("order", "id"), "slug")[0],
+        "stage": first(LoopStage.objects.published().order_by("order", "id"), "slug")[0],
+        "analysis": first(Analysis.objects.published().order_by("number", "id"), "slug")[0],
+        "index_last_page": max(1, math.ceil(index.count() / INDEX_PAGE_SIZE)),
+        "hub_last_page": max(1, math.ceil((hub[1] or 0) / EXPLORER_PAGE_SIZE)),
+        "papers_sitemap_last_page": PaperSitemap().paginator.num_pages,
+        # Nine tenths down the newest-first lists; a paper without a date sorts as the oldest.
+        "papers_cursor": cursor(
+            str(
+                first(newest_first[papers.count() * 9 // 10 :], "publication_date")[0]
+                or "0001-01-01"
+            )
+        ),
+        "cited_cursor": cursor("2"),  # after every paper cited twice or more
+        "citations_cursor": cursor(first(citations[citations.count() * 9 // 10 :], "id")[0]),
+    }
+    sizes = {
         "papers": Paper.objects.count(),
         "citations": Citation.objects.count(),
-        "in_research_index": in_index,
-        "deep_page": max(1, math.ceil(in_index / PAGE_SIZE)),
-        "hub_slug": hub_paper.slug if hub_paper else None,
-        "hub_citing": hub["citing"] if hub else 0,
-        "top_role": top_role["slug"] if top_role else None,
-        "note_slug": note.slug if note else None,
-        "database": version,
+        "hub_citing": hub[1] or 0,
     }
-    targets["queries"] = count_queries(targets)
-    print(json.dumps(targets))
+    return targets, sizes
 
 
-def count_queries(targets):
-    """SQL queries and time of a page-cache miss per endpoint: one anonymous request each
-    through Django's test client to warm up, then the generation bumped (as an editor's save
-    does) and the same request again, measured."""
+def count_queries(paths):
+    """SQL queries of an uncached request per path (the server env has the page cache off),
+    through Django's test client. A quick request is asked twice and the second counted, so
+    per-process first-use lookups (content types, ...) are not; a slow one (over 2 s, at a
+    large size) is counted the first time, to keep the run short."""
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from rlscaling.caching import bump_generation
-
-    client = Client(raise_request_exception=False)
-    counts, misses = {}, {}
-    for endpoint, path in endpoints(targets):
-        if path is None:
-            continue
-        client.get(path)
-        bump_generation()
-        with CaptureQueriesContext(connection) as queries:
-            started = time.perf_counter()
-            response = client.get(path)
-            elapsed = time.perf_counter() - started
-        ok = response.status_code < 400
-        counts[endpoint] = len(queries) if ok else None
-        misses[endpoint] = elapsed * 1000 if ok else None
-    targets["miss_ms"] = misses
+    client = Client(raise_request_exception=False, HTTP_HOST=HOST)
+    counts = {}
+    for name, path in paths.items():
+        for _ in range(2):
+            started = time.monotonic()
+            with CaptureQueriesContext(connection) as queries:
+                response = client.get(path)
+            if time.monotonic() - started > 2:
+                break
+        counts[name] = {"queries": len(queries), "status": response.status_code}
     return counts
 
 
-def endpoints(targets):
-    """(name, path) pairs; the names stay the same across databases so runs can be compared."""
-    hub, note, role = targets["hub_slug"], targets["note_slug"], targets["top_role"]
-    return [
-        ("healthz", "/healthz"),
-        ("home", "/"),
-        ("research index p1", "/research/"),
-        ("research index deep", f"/research/?page={targets['deep_page']}"),
-        ("note", f"/notes/{note}/" if note else None),
-        ("hub", f"/papers/{hub}/" if hub else None),
-        ("hub by role", f"/papers/{hub}/?role={role}" if hub and role else None),
-        ("API papers", "/api/v1/papers/"),
-        ("API hub citations", f"/api/v1/papers/{hub}/citations/" if hub else None),
-        ("Atom feed", "/feeds/latest.atom"),
-    ]
+def targets_main():
+    import django
 
-
-# -- the server --------------------------------------------------------------------------------
-
-
-class Server:
-    """gunicorn with production settings on 127.0.0.1:port, stopped (whole group) on exit."""
-
-    def __init__(self, database_url, port, workers, static_root, log_path):
-        self.port, self.workers, self.log_path = port, workers, log_path
-        self.env = server_env(database_url, static_root, port)
-        self.process = None
-
-    def __enter__(self):
-        if port_in_use(self.port):
-            raise SystemExit(f"Port {self.port} is already in use; pass --port.")
-        command = [
-            str(BIN / "gunicorn"),
-            "rlscaling.wsgi:application",
-            f"--bind={HOST}:{self.port}",
-            f"--workers={self.workers}",
-            "--timeout=60",
-            "--graceful-timeout=5",
-            "--log-level=warning",
-            f"--error-logfile={self.log_path}",
-        ]
-        with open(self.log_path, "ab") as log:
-            self.process = subprocess.Popen(
-                command, cwd=ROOT, env=self.env, start_new_session=True, stdout=log, stderr=log
-            )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise SystemExit(f"gunicorn exited early:\n{tail(self.log_path)}")
-            with contextlib.suppress(OSError, http.client.HTTPException):
-                if probe(self.port, "/healthz")[0] == 200:
-                    return self
-            time.sleep(0.2)
-        self.stop()
-        raise SystemExit(f"gunicorn did not answer /healthz within 60 s:\n{tail(self.log_path)}")
-
-    def __exit__(self, *exc):
-        self.stop()
-
-    def stop(self):
-        if self.process is None or self.process.poll() is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=5)
-
-    def worker_pids(self):
-        pids = []
-        for entry in Path("/proc").iterdir():
-            if entry.name.isdigit():
-                with contextlib.suppress(OSError):
-                    fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-                    if int(fields[1]) == self.process.pid:  # parent pid
-                        pids.append(int(entry.name))
-        return sorted(pids)
-
-    def worker_peak_rss_mb(self):
-        """VmHWM (peak resident set size) of each live worker, in MB."""
-        peaks = []
-        for pid in self.worker_pids():
-            with contextlib.suppress(OSError):
-                status = Path(f"/proc/{pid}/status").read_text()
-                match = re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE)
-                if match:
-                    peaks.append(int(match.group(1)) / 1024)
-        return peaks
-
-
-def cache_prefix():
-    return f"bench-{secrets.token_hex(4)}"
-
-
-def server_env(database_url, static_root, port):
-    env = dict(os.environ)
-    env.update(
-        CACHE_KEY_PREFIX=cache_prefix(),
-        DJANGO_ENV="production",
-        SECRET_KEY=env.get("BENCH_SECRET_KEY") or secrets.token_urlsafe(50),
-        ALLOWED_HOSTS=HOST,
-        # Plain HTTP on loopback: no redirect to HTTPS (there is no TLS proxy in front).
-        SECURE_SSL_REDIRECT="0",
-        DATABASE_URL=database_url,
-        STATIC_ROOT=str(static_root),
-        SITE_URL=f"http://{HOST}:{port}",
-        LOG_LEVEL="ERROR",
-        # The anonymous API throttle (1000/hour) would turn the load into 429s; the benchmark
-        # measures serving cost, so it lifts the rates (the throttle still runs). Per second:
-        # DRF keeps every request of the period in the cache, and an hour of load would make
-        # that list tens of thousands of entries long, read and written on every request.
-        API_THROTTLE_ANON="1000000/second",
-        API_THROTTLE_USER="1000000/second",
-    )
-    env.pop("DEBUG", None)
-    return env
-
-
-def collectstatic(static_root):
-    env = server_env(os.environ.get("DATABASE_URL", "sqlite:///:memory:"), static_root, 0)
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
+    django.setup()
+    targets, sizes = pick_targets()
+    paths = {e.template: e.path(targets) for e in ENDPOINTS if e.path(targets) is not None}
+    print(
+        "BENCH " + json.dumps({"targets": targets, "sizes": sizes, "checks": count_queries(paths)})
     )
 
 
-def port_in_use(port):
-    with socket.socket() as sock:
-        return sock.connect_ex((HOST, port)) == 0
+def read_targets(server):
+    output = manage(
+        server.env, "shell", "-c", "from bench.bench import targets_main; targets_main()"
+    )
+    line = next(line for line in output.splitlines() if line.startswith("BENCH "))
+    return json.loads(line.removeprefix("BENCH "))
 
 
-def probe(port, path, timeout=30):
-    connection = http.client.HTTPConnection(HOST, port, timeout=timeout)
-    try:
-        connection.request("GET", path)
-        response = connection.getresponse()
-        body = response.read()
-        return response.status, len(body)
-    finally:
-        connection.close()
+# -- load --------------------------------------------------------------------------------------
 
 
-def tail(path, lines=20):
-    with contextlib.suppress(OSError):
-        return "\n".join(Path(path).read_text(errors="replace").splitlines()[-lines:])
-    return ""
-
-
-# -- load generators ---------------------------------------------------------------------------
-
-
-def run_wrk(port, path, duration, connections, threads):
-    command = [
-        shutil.which("wrk"),
-        f"-t{min(threads, connections)}",
-        f"-c{connections}",
-        f"-d{duration}s",
-        "--timeout=10s",
-        "-s",
-        str(WRK_SCRIPT),
-        f"http://{HOST}:{port}{path}",
-    ]
-    output = subprocess.run(
-        command, capture_output=True, text=True, timeout=duration + 60, check=True
-    ).stdout
-    line = next(line for line in output.splitlines() if line.startswith("BENCH_JSON "))
-    data = json.loads(line.removeprefix("BENCH_JSON "))
-    seconds = data["duration_us"] / 1e6
-    return {
-        "requests": data["requests"],
-        "rps": data["requests"] / seconds if seconds else 0.0,
-        "p50_ms": data["p50_us"] / 1000,
-        "p99_ms": data["p99_us"] / 1000,
-        "errors": sum(data[key] for key in ["connect", "read", "write", "status", "timeout"]),
-    }
-
-
-def run_python(port, path, duration, connections, threads=None):
-    """Threads with keep-alive http.client connections; errors are >= 400 and socket errors."""
-    deadline = time.monotonic() + duration
+def load(port, path, seconds, connections):
+    """Keep-alive clients on `connections` threads for `seconds` (a request in flight at the
+    deadline finishes); latencies in seconds, errors (>= 400 and socket errors), elapsed."""
+    deadline = time.monotonic() + seconds
     latencies, errors, lock = [], [0], threading.Lock()
 
     def client():
         mine, failed, connection = [], 0, None
         while time.monotonic() < deadline:
             if connection is None:
-                connection = http.client.HTTPConnection(HOST, port, timeout=10)
+                connection = http.client.HTTPConnection(HOST, port, timeout=30)
             started = time.perf_counter()
             try:
                 connection.request("GET", path)
@@ -330,140 +205,189 @@ def run_python(port, path, duration, connections, threads=None):
             errors[0] += failed
 
     started = time.monotonic()
-    workers = [threading.Thread(target=client) for _ in range(connections)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    elapsed = time.monotonic() - started
-    latencies.sort()
+    threads = [threading.Thread(target=client) for _ in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return latencies, errors[0], time.monotonic() - started
+
+
+def summary(latencies, errors, elapsed):
+    ordered = sorted(latencies)
 
     def percentile(share):
-        return latencies[min(len(latencies) - 1, int(share * len(latencies)))] * 1000
+        return ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000
 
     return {
-        "requests": len(latencies),
-        "rps": len(latencies) / elapsed,
-        "p50_ms": percentile(0.50) if latencies else 0.0,
-        "p99_ms": percentile(0.99) if latencies else 0.0,
-        "errors": errors[0],
+        "requests": len(ordered),
+        "rps": len(ordered) / elapsed if elapsed else 0.0,
+        "p50": percentile(0.50) if ordered else None,
+        "p99": percentile(0.99) if ordered else None,
+        "errors": errors,
     }
 
 
-# -- one run against one database -------------------------------------------------------------
+def interleaved(port, path, options, rounds):
+    """`rounds` times: /healthz for a short block, then the endpoint; both summarised, and the
+    endpoint's requests/s as a share of /healthz's over the same rounds."""
+    measured = {"endpoint": ([], 0, 0.0), "healthz": ([], 0, 0.0)}
+    for _ in range(rounds):
+        for kind, target, seconds in [
+            ("healthz", "/healthz", options.baseline),
+            ("endpoint", path, options.duration),
+        ]:
+            latencies, errors, elapsed = load(port, target, seconds, options.connections)
+            before = measured[kind]
+            measured[kind] = (before[0] + latencies, before[1] + errors, before[2] + elapsed)
+    endpoint, healthz = summary(*measured["endpoint"]), summary(*measured["healthz"])
+    endpoint["ratio"] = endpoint["rps"] / healthz["rps"] if healthz["rps"] else None
+    return endpoint
 
 
-def read_targets(database_url):
-    # A cache namespace of its own, so no page cached by an earlier run (or for the other
-    # database, under the same paths) is served here.
-    env = dict(os.environ, DATABASE_URL=database_url, CACHE_KEY_PREFIX=cache_prefix())
-    output = subprocess.run(
-        [sys.executable, __file__, "--targets"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return json.loads(output.strip().splitlines()[-1])
+# -- one database ------------------------------------------------------------------------------
 
 
-def bench_database(database_url, options, static_root, log_dir):
-    targets = read_targets(database_url)
-    name = database_name(database_url)
+def bench_database(url, options):
+    redis_url = os.environ.get("REDIS_URL", "")
+    uncached = Server(
+        url, redis_url=redis_url, workers=options.workers, env={"PAGE_CACHE_SECONDS": "0"}
+    )
+    name = url.rsplit("/", 1)[-1]
+    print(f"\n== {name}: targets and query counts ...", flush=True)
+    found = read_targets(uncached)
+    targets, sizes, checks = found["targets"], found["sizes"], found["checks"]
     print(
-        f"\n== {name}: {targets['papers']:,} papers, {targets['citations']:,} citations; "
-        f"hub {targets['hub_slug']} ({targets['hub_citing']:,} citing), "
-        f"top role {targets['top_role']}, research index page {targets['deep_page']} is deepest",
+        f"== {name}: {sizes['papers']:,} papers, {sizes['citations']:,} citations; hub "
+        f"{targets['hub']} ({sizes['hub_citing']:,} citing); load average "
+        f"{'/'.join(f'{x:.2f}' for x in os.getloadavg())}",
         flush=True,
     )
-    load = run_wrk if options.load == "wrk" else run_python
-    log_path = Path(log_dir) / f"gunicorn-{name}.log"
     rows = []
-    with Server(database_url, options.port, options.workers, static_root, log_path) as server:
-        for endpoint, path in endpoints(targets):
-            if options.only and endpoint not in options.only:
-                continue
-            row = {"endpoint": endpoint, "path": path}
-            row["queries"] = targets["queries"].get(endpoint)
-            row["miss_ms"] = targets.get("miss_ms", {}).get(endpoint)
-            rows.append(row)
-            if path is None:
-                row["state"] = "no data"
-                continue
-            status, size = probe(options.port, path)
-            if status == 404:
-                row["state"] = "missing"
-            elif status >= 400:
-                row["state"] = f"HTTP {status}"
-            else:
-                shape = (options.connections, options.threads)
-                if options.warmup:
-                    load(options.port, path, options.warmup, *shape)
-                row |= load(options.port, path, options.duration, *shape)
-                row["state"] = "ok"
-            print(f"   {format_row(row)}", flush=True)
-        peaks = server.worker_peak_rss_mb()
-        log = tail(log_path)
-    healthz = next((row for row in rows if row["endpoint"] == "healthz"), None)
-    for row in rows:
-        if row.get("rps") is not None and healthz and healthz.get("rps"):
-            row["ratio"] = row["rps"] / healthz["rps"]
-    if any(row.get("errors") or row["state"].startswith("HTTP") for row in rows) and log:
-        print(f"   gunicorn log ({log_path.name}, last lines):\n{log}")
-    return {"name": name, "url": database_url, "targets": targets, "rows": rows, "rss": peaks}
+    for endpoint in ENDPOINTS:
+        if options.only and not any(word in endpoint.template for word in options.only):
+            continue
+        path = endpoint.path(targets)
+        check = checks.get(endpoint.template, {})
+        rows.append({"name": endpoint.template, "path": path, **check})
+    loads = [os.getloadavg()[0]]
+    with uncached:
+        for row in rows:
+            status = uncached.get(row["path"], timeout=60).status if row["path"] else None
+            row["state"] = "no such row" if status is None else ("ok" if status < 400 else status)
+            if row["state"] == "ok":
+                row["uncached"] = interleaved(uncached.port, row["path"], options, options.rounds)
+            print(f"   {progress(row, 'uncached')}", flush=True)
+        rss = uncached.worker_peak_rss_mb()
+    loads.append(os.getloadavg()[0])
+    with Server(url, redis_url=redis_url, workers=options.workers) as cached:
+        for row in rows:
+            if row["state"] == "ok":
+                cached.get(row["path"], timeout=60)  # stores it
+                row["cached"] = interleaved(cached.port, row["path"], options, 1)
+                print(f"   {progress(row, 'cached')}", flush=True)
+    loads.append(os.getloadavg()[0])
+    return {
+        "name": name,
+        "database": describe_database(url),
+        "sizes": sizes,
+        "targets": targets,
+        "rows": rows,
+        "rss": rss,
+        "loads": loads,
+    }
 
 
-def database_name(url):
-    parts = urlsplit(url)
-    return Path(parts.path).name if parts.scheme.startswith("sqlite") else parts.path.lstrip("/")
+def progress(row, kind):
+    figures = row.get(kind)
+    if not figures:
+        return f"{row['name']:<60} {row['state']}"
+    return (
+        f"{row['name']:<60} {kind:>8} p50 {ms(figures['p50']):>7} ms  p99 "
+        f"{ms(figures['p99']):>7} ms  {ratio(figures['ratio']):>5} of /healthz  "
+        f"{row.get('queries', '?')} queries"
+    )
 
 
 # -- output ------------------------------------------------------------------------------------
 
-COLUMNS = [
-    "endpoint", "path", "req/s", "p50 ms", "p99 ms", "requests", "errors", "vs /healthz", "queries",
-    "miss ms",
-]  # fmt: skip
+
+def ms(value):
+    return "" if value is None else (f"{value:.1f}" if value < 100 else f"{value:,.0f}")
 
 
-def cells(row):
-    queries = row.get("queries")
-    queries = "" if queries is None else str(queries)
-    miss = "" if row.get("miss_ms") is None else f"{row['miss_ms']:.0f}"
-    if row.get("state") != "ok":
-        state = row.get("state", "-")
-        return [row["endpoint"], row["path"] or "-", state, "", "", "", "", "", queries, miss]
-    ratio = row.get("ratio")
-    return [
-        row["endpoint"],
-        row["path"],
-        f"{row['rps']:.1f}" if row["rps"] < 10 else f"{row['rps']:.0f}",
-        f"{row['p50_ms']:.1f}",
-        f"{row['p99_ms']:.1f}",
-        f"{row['requests']}",
-        f"{row['errors']}",
-        f"{ratio:.2f}" if ratio is not None else "",
-        queries,
-        miss,
-    ]
+def ratio(value):
+    return "" if value is None else f"{value:.2f}"
 
 
-def format_row(row):
-    values = cells(row)
-    if row.get("state") != "ok":
-        return f"{values[0]:<22} {values[2]}"
-    return f"{values[0]:<22} {values[2]:>7} req/s  p50 {values[3]:>7} ms  p99 {values[4]:>7} ms"
+def figure(row, kind, key):
+    return (row.get(kind) or {}).get(key)
 
 
-def text_table(headers, rows):
-    columns = zip(headers, *rows, strict=True)
-    widths = [max(len(str(value)) for value in column) for column in columns]
+def state(row):
+    return "" if row["state"] == "ok" else str(row["state"])
 
-    def line(values):
-        return "  ".join(str(value).ljust(size) for value, size in zip(values, widths, strict=True))
 
-    return "\n".join([line(headers), line("-" * width for width in widths), *map(line, rows)])
+def single_table(run):
+    headers = [
+        "endpoint", "p50 ms", "p99 ms", "req/s", "requests", "vs /healthz", "queries",
+        "cached p50 ms", "cached vs /healthz", "note",
+    ]  # fmt: skip
+    lines = []
+    for row in run["rows"]:
+        lines.append(
+            [
+                f"`{row['name']}`",
+                ms(figure(row, "uncached", "p50")),
+                ms(figure(row, "uncached", "p99")),
+                ms(figure(row, "uncached", "rps")),
+                figure(row, "uncached", "requests") or "",
+                ratio(figure(row, "uncached", "ratio")),
+                row.get("queries", ""),
+                ms(figure(row, "cached", "p50")),
+                ratio(figure(row, "cached", "ratio")),
+                state(row),
+            ]
+        )
+    return headers, lines
+
+
+def growth_table(small, large):
+    headers = [
+        "endpoint", "p50 demo", "p50 large", "growth", f"<= {MAX_GROWTH:g}x", "p99 demo",
+        "p99 large", "vs /healthz demo", "vs /healthz large", "queries demo", "queries large",
+        "cached p50 demo", "cached p50 large", "cached vs /healthz large",
+    ]  # fmt: skip
+    by_name = {row["name"]: row for row in large["rows"]}
+    lines = []
+    for row in small["rows"]:
+        other = by_name.get(row["name"], {"state": "not run"})
+        before, after = figure(row, "uncached", "p50"), figure(other, "uncached", "p50")
+        if before and after:
+            growth = after / before
+            verdict = "yes" if growth <= MAX_GROWTH else "**NO**"
+            growth_cell = f"{growth:.1f}x" if growth <= MAX_GROWTH else f"**{growth:.1f}x**"
+        else:
+            growth_cell, verdict = "", state(row) or state(other)
+        lines.append(
+            [
+                f"`{row['name']}`",
+                ms(before),
+                ms(after),
+                growth_cell,
+                verdict,
+                ms(figure(row, "uncached", "p99")),
+                ms(figure(other, "uncached", "p99")),
+                ratio(figure(row, "uncached", "ratio")),
+                ratio(figure(other, "uncached", "ratio")),
+                row.get("queries", ""),
+                other.get("queries", ""),
+                ms(figure(row, "cached", "p50")),
+                ms(figure(other, "cached", "p50")),
+                ratio(figure(other, "cached", "ratio")),
+            ]
+        )
+    return headers, lines
 
 
 def markdown_table(headers, rows):
@@ -472,159 +396,105 @@ def markdown_table(headers, rows):
     return "\n".join(lines)
 
 
-def growth_rows(small, large):
-    by_name = {row["endpoint"]: row for row in large["rows"]}
-    rows = []
-    for row in small["rows"]:
-        other = by_name.get(row["endpoint"])
-        if row.get("state") != "ok" or not other or other.get("state") != "ok":
-            state = row.get("state") if row.get("state") != "ok" else (other or {}).get("state")
-            rows.append([row["endpoint"], "", "", state or "-", ""])
-            continue
-        growth = other["p50_ms"] / row["p50_ms"] if row["p50_ms"] else float("inf")
-        rows.append(
-            [
-                row["endpoint"],
-                f"{row['p50_ms']:.1f}",
-                f"{other['p50_ms']:.1f}",
-                f"{growth:.2f}x",
-                "(reference)"
-                if row["endpoint"] == "healthz"
-                else ("yes" if growth <= MAX_GROWTH else "NO"),
-            ]
-        )
-    return rows
+def describe(run):
+    sizes, targets = run["sizes"], run["targets"]
+    rss = ", ".join(f"{value:.0f}" for value in run["rss"]) or "not available"
+    loads = " / ".join(f"{value:.2f}" for value in run["loads"])
+    return (
+        f"**{run['name']}**: {sizes['papers']:,} papers, {sizes['citations']:,} citations; hub "
+        f"`{targets['hub']}` with {sizes['hub_citing']:,} public citing papers; 1-minute load "
+        f"average {loads} (before the uncached pass / before the cached pass / after); worker "
+        f"peak RSS (VmHWM) after the uncached pass {rss} MB."
+    )
 
 
-GROWTH_COLUMNS = ["endpoint", "p50 small ms", "p50 large ms", "growth", f"<= {MAX_GROWTH:g}x"]
-
-
-def rss_line(run):
-    if not run["rss"]:
-        return "worker peak RSS: not available"
-    peak = max(run["rss"])
-    verdict = "under" if peak < MAX_RSS_MB else "OVER"
-    workers = ", ".join(f"{value:.0f}" for value in run["rss"])
-    return f"worker peak RSS (VmHWM): {workers} MB; max {peak:.0f} MB ({verdict} {MAX_RSS_MB} MB)"
-
-
-def machine(runs, options):
-    cpu = "unknown"
-    with contextlib.suppress(OSError):
-        match = re.search(r"^model name\s*:\s*(.+)$", Path("/proc/cpuinfo").read_text(), re.M)
-        cpu = match.group(1).strip() if match else cpu
-    memory = "unknown"
-    with contextlib.suppress(OSError):
-        match = re.search(r"^MemTotal:\s+(\d+) kB", Path("/proc/meminfo").read_text(), re.M)
-        memory = f"{int(match.group(1)) / 1024 / 1024:.1f} GiB" if match else memory
-
-    def git(*args):
-        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout
-
-    commit = git("rev-parse", "--short", "HEAD").strip()
-    if git("status", "--porcelain", "--untracked-files=no").strip():
-        commit += " plus uncommitted changes"
-    load = "wrk" if options.load == "wrk" else "Python threads (http.client)"
-    return [
-        f"- date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC; commit {commit}",
-        f"- machine: {len(os.sched_getaffinity(0))} CPUs ({cpu}), {memory} RAM, "
-        f"Linux {platform.release()}, Python {platform.python_version()}",
-        f"- database: {', '.join(sorted({run['targets']['database'] for run in runs}))}; "
-        f"cache: {'Redis (REDIS_URL)' if os.environ.get('REDIS_URL') else 'local memory'}",
-        f"- server: gunicorn, {options.workers} sync workers, DJANGO_ENV=production, on "
-        f"{HOST}; load: {load}, {options.connections} connections, {options.threads} "
-        f"thread(s), {options.duration} s per endpoint after {options.warmup} s warm-up, "
-        "on the same machine",
+def report(runs, options, command):
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    lines = [
+        SECTION_START,
+        f"## Every endpoint, {datetime.date.today():%Y-%m-%d} (commit {commit})",
+        "",
+        f"Reproduce: `{command}`",
+        "",
+        f"- machine: {len(os.sched_getaffinity(0))} CPUs shared with other work, Linux "
+        f"{platform.release()}, Python {platform.python_version()}; "
+        f"{', '.join(sorted({run['database'] for run in runs}))}; cache: "
+        f"{'Redis (REDIS_URL)' if os.environ.get('REDIS_URL') else 'local memory'}",
+        f"- server: gunicorn, {options.workers} sync workers, DJANGO_ENV=production, on {HOST}; "
+        f"load: Python threads, {options.connections} keep-alive connections; per endpoint "
+        f"{options.rounds} rounds of {options.baseline:g} s `/healthz` then {options.duration:g} s "
+        f"the endpoint uncached (PAGE_CACHE_SECONDS=0), then 1 round cached (Redis/local "
+        "memory page cache, stored by one request first)",
+        "- p50/p99 in ms; `vs /healthz` = the endpoint's requests/s over `/healthz`'s in the same "
+        "rounds; `queries` = SQL queries of one uncached request (Django test client, second "
+        "request); growth = uncached p50 at the large size over the demo size; rows over "
+        f"{MAX_GROWTH:g}x are in bold and marked **NO**",
+        "",
     ]
-
-
-def report(runs, options):
-    sections = []
-    for run in runs:
-        targets = run["targets"]
-        title = (
-            f"{run['name']}: {targets['papers']:,} papers, {targets['citations']:,} citations, "
-            f"hub {targets['hub_citing']:,} citing papers"
-        )
-        sections.append((title, COLUMNS, [cells(row) for row in run["rows"]], rss_line(run)))
+    lines += [f"- {describe(run)}" for run in runs]
     if len(runs) == 2:
-        sections.append(
-            (
-                f"p50 growth {runs[0]['name']} -> {runs[1]['name']}",
-                GROWTH_COLUMNS,
-                growth_rows(*runs),
-                "",
-            )
-        )
-    for title, headers, rows, note in sections:
-        print(f"\n{title}\n{text_table(headers, rows)}")
-        if note:
-            print(note)
+        headers, rows = growth_table(*runs)
+        over = [row[0] for row in rows if row[4] == "**NO**"]
+        lines += [
+            "",
+            f"{len(over)} of {len(rows)} endpoints grow more than {MAX_GROWTH:g}x: "
+            + ", ".join(over),
+            "",
+            markdown_table(headers, rows),
+        ]
+    else:
+        for run in runs:
+            lines += ["", f"### {run['name']}", "", markdown_table(*single_table(run))]
+    lines.append(SECTION_END)
+    text = "\n".join(lines) + "\n"
+    print("\n" + text)
     if options.write:
-        lines = [f"\n## {options.label or 'Run'}, {datetime.date.today():%Y-%m-%d}\n"]
-        lines += machine(runs, options)
-        for title, headers, rows, note in sections:
-            lines += ["", f"### {title}", "", markdown_table(headers, rows)]
-            if note:
-                lines += ["", note]
-        with open(RESULTS, "a") as handle:
-            handle.write("\n".join(lines) + "\n")
-        print(f"\nAppended to {RESULTS.relative_to(ROOT)}")
+        current = RESULTS.read_text()
+        pattern = re.compile(
+            re.escape(SECTION_START) + r".*?" + re.escape(SECTION_END) + r"\n", re.S
+        )
+        if pattern.search(current):
+            RESULTS.write_text(pattern.sub(lambda _: text, current))
+        else:
+            RESULTS.write_text(current.rstrip("\n") + "\n\n" + text)
+        print(f"Written to {RESULTS.relative_to(ROOT)}")
 
 
 def parse_args(argv=None):
+    env = os.environ.get
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--targets", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument(
-        "--database-url", default=os.environ.get("DATABASE_URL", f"sqlite:///{ROOT}/db.sqlite3")
+        "--database-url", default=env("DATABASE_URL", f"sqlite:///{ROOT}/db.sqlite3")
     )
     parser.add_argument(
         "--compare",
         nargs=2,
         metavar=("SMALL_URL", "LARGE_URL"),
-        default=(
-            (os.environ["BENCH_SMALL_URL"], os.environ["BENCH_LARGE_URL"])
-            if os.environ.get("BENCH_SMALL_URL") and os.environ.get("BENCH_LARGE_URL")
-            else None
-        ),
-        help="Run at two databases and print the p50 growth per endpoint "
-        "(or set BENCH_SMALL_URL and BENCH_LARGE_URL).",
+        help="run at two databases and print the p50 growth per endpoint",
     )
-    env = os.environ.get
-    parser.add_argument("--duration", type=int, default=int(env("BENCH_DURATION", "10")))
-    parser.add_argument("--warmup", type=int, default=int(env("BENCH_WARMUP", "2")))
-    parser.add_argument("--connections", type=int, default=int(env("BENCH_CONNECTIONS", "8")))
-    parser.add_argument(
-        "--threads", type=int, default=int(env("BENCH_THREADS", "1")), help="wrk threads"
-    )
+    parser.add_argument("--duration", type=float, default=float(env("BENCH_DURATION", "1")))
+    parser.add_argument("--baseline", type=float, default=float(env("BENCH_BASELINE", "0.5")))
+    parser.add_argument("--rounds", type=int, default=int(env("BENCH_ROUNDS", "2")))
+    parser.add_argument("--connections", type=int, default=int(env("BENCH_CONNECTIONS", "2")))
     parser.add_argument("--workers", type=int, default=int(env("BENCH_WORKERS", "2")))
-    parser.add_argument("--port", type=int, default=int(env("BENCH_PORT", "8400")))
-    parser.add_argument(
-        "--load",
-        choices=["wrk", "python"],
-        default="wrk" if shutil.which("wrk") else "python",
-        help="load generator (default: wrk when installed)",
-    )
-    parser.add_argument("--only", nargs="*", help="endpoint names to run (default: all)")
-    parser.add_argument("--write", action="store_true", help=f"append the tables to {RESULTS}")
-    parser.add_argument("--label", default="", help='heading of the written run, e.g. "final"')
+    parser.add_argument("--only", nargs="*", help="only endpoints whose template has a word")
+    parser.add_argument("--write", action="store_true", help=f"record the run in {RESULTS}")
     options = parser.parse_args(argv)
-    if options.duration < 1 or options.connections < 1 or options.duration > 120:
-        parser.error("duration must be 1-120 s and connections at least 1")
+    if not (0 < options.duration <= 30 and 0 < options.baseline <= 10):
+        parser.error("--duration is 0-30 s, --baseline 0-10 s")
+    if not (1 <= options.rounds <= 10 and 1 <= options.connections <= 32):
+        parser.error("--rounds is 1-10, --connections 1-32")
     return options
 
 
 def main(argv=None):
     options = parse_args(argv)
-    if options.targets:
-        pick_targets()
-        return
     urls = list(options.compare) if options.compare else [options.database_url]
-    with tempfile.TemporaryDirectory(prefix="rlscaling-bench-") as scratch:
-        static_root = Path(scratch) / "static"
-        collectstatic(static_root)
-        runs = [bench_database(url, options, static_root, scratch) for url in urls]
-    report(runs, options)
+    runs = [bench_database(url, options) for url in urls]
+    command = "make bench BENCH_ARGS='" + " ".join(sys.argv[1:] if argv is None else argv) + "'"
+    report(runs, options, command)
 
 
 if __name__ == "__main__":

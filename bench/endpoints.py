@@ -1,0 +1,254 @@
+"""Every URL the site serves, as the benchmark requests it: the one list bench/bench.py loads, and
+tests/test_bench_endpoints.py checks against the URL patterns, the README and the API's
+filters, searches and orderings (each is here or in EXCLUDED with a reason), so a new endpoint
+or parameter cannot be left out of the benchmark silently.
+
+A path is a template filled from the corpus being measured (bench.py `--targets`): `{hub}` is
+the published paper with the most published citing papers, `{index_last_page}` the research
+index's last page, and so on (TARGETS says what each is). The template is also the row's name,
+the same at every corpus size, so runs at two sizes line up row by row.
+"""
+
+from dataclasses import dataclass
+from string import Formatter
+
+# What each placeholder is; bench.py's `--targets` finds them in the database.
+TARGETS = {
+    "hub": "slug of the published paper with the most published citing papers",
+    "arxiv": "a published paper's arXiv id (the first one stored)",
+    "paper": "slug of a published paper that cites others (not the hub)",
+    "doi": "a published paper's DOI (else the DataCite DOI of {arxiv}: no paper has it)",
+    "role": "the hub's most frequent citation role",
+    "polarity": "the hub's most frequent citation polarity",
+    "tag": "the tag on the most published papers",
+    "layer": "a published layer's slug",
+    "year": "the most frequent publication year of research-index papers",
+    "note": "the newest published research note",
+    "note_paper": "a paper a published note discusses",
+    "post": "a published community post's slug",
+    "post_year": "its year",
+    "post_source": "its source",
+    "question": "a published question's id",
+    "question_kind": "its kind",
+    "citation": "the newest published citation's id",
+    "dimension": "a published dimension's slug",
+    "stage": "a published loop stage's slug",
+    "analysis": "a published analysis's slug",
+    "index_last_page": "the research index's last page number",
+    "hub_last_page": "the hub explorer's last page number",
+    "papers_sitemap_last_page": "the papers sitemap's last page number",
+    "papers_cursor": "a cursor nine tenths down the API papers list (newest first)",
+    "cited_cursor": "a cursor deep in `papers/?ordering=-cited_by_count` (papers cited once)",
+    "citations_cursor": "a cursor nine tenths down the API citations list (newest first)",
+}
+
+SINCE = "2020-01-01T00:00:00Z"  # `updated_after` and friends: early, so every row matches
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    route: str  # the URL pattern's name, e.g. "citations:paper-detail"
+    template: str  # e.g. "/papers/{hub}/?role={role}"
+
+    @property
+    def placeholders(self):
+        return {name for _, name, _, _ in Formatter().parse(self.template) if name}
+
+    def path(self, targets):
+        """The path for one corpus, or None when the corpus has no such row (e.g. no notes)."""
+        if any(targets.get(name) is None for name in self.placeholders):
+            return None
+        return self.template.format(**targets)
+
+
+def variants(route, base, *queries):
+    """The plain address and one row per query string."""
+    return [Endpoint(route, base)] + [Endpoint(route, f"{base}?{query}") for query in queries]
+
+
+def api_list(resource, route, *queries, search="scaling", orderings=()):
+    """An API list: plain, `search=`, each `ordering=`, each filter, and (every list has them)
+    `status=` and `updated_after=`."""
+    return variants(
+        route,
+        f"/api/v1/{resource}/",
+        f"search={search}",
+        *(f"ordering={ordering}" for ordering in orderings),
+        *queries,
+        "status=published",
+        f"updated_after={SINCE}",
+    )
+
+
+PAGES = [
+    Endpoint("healthz", "/healthz"),
+    Endpoint("readyz", "/readyz"),
+    Endpoint("home", "/"),
+    *variants(
+        "citations:research-index",
+        "/research/",
+        "q=scaling",
+        "q=kimi",
+        "q=scaling&sort=relevance",
+        "tag={tag}",
+        "layer={layer}",
+        "year={year}",
+        "sort=newest",
+        "sort=oldest",
+        "page={index_last_page}",
+    ),
+    *variants(
+        "citations:paper-detail",
+        "/papers/{hub}/",
+        "role={role}",
+        "polarity={polarity}",
+        "page={hub_last_page}",
+    ),
+    Endpoint("citations:paper-detail", "/papers/{paper}/"),
+    Endpoint("citations:paper-bibtex", "/papers/{hub}.bib"),
+    Endpoint("notes:note-detail", "/notes/{note}/"),
+    Endpoint("bottlenecks:index", "/bottlenecks/"),
+    Endpoint("bottlenecks:layer-detail", "/bottlenecks/{layer}/"),
+    Endpoint("tag-detail", "/tags/{tag}/"),
+    Endpoint("feed-latest", "/feeds/latest.atom"),
+    Endpoint("sitemap", "/sitemap.xml"),
+    *(
+        Endpoint("sitemap-section", f"/sitemap-{section}.xml")
+        for section in ("pages", "papers", "notes", "layers", "tags")
+    ),
+    Endpoint("sitemap-section", "/sitemap-papers.xml?p={papers_sitemap_last_page}"),
+    Endpoint("robots-txt", "/robots.txt"),
+]
+
+FRAMEWORK_ORDERINGS = ("order", "name", "-updated_at")
+
+API = [
+    Endpoint("api:api-root", "/api/v1/"),
+    Endpoint("api:schema", "/api/v1/schema/"),
+    Endpoint("api:docs", "/api/v1/docs/"),
+    Endpoint("api:redoc", "/api/v1/redoc/"),
+    *api_list(
+        "papers",
+        "api:paper-list",
+        "search=kimi",
+        "tag={tag}",
+        "layer={layer}",
+        "year={year}",
+        "publication_date_after=2024-01-01",
+        "publication_date_before=2024-12-31",
+        "is_canonical_reference=true",
+        "in_research_index=true",
+        "arxiv_id={arxiv}",
+        "doi={doi}",
+        "cites={hub}",
+        "cited_by={paper}",
+        "page_size=100",
+        "cursor={papers_cursor}",
+        "ordering=-cited_by_count&cursor={cited_cursor}",
+        orderings=("-publication_date", "title", "-cited_by_count", "-created_at", "-updated_at"),
+    ),
+    Endpoint("api:paper-detail", "/api/v1/papers/{hub}/"),
+    Endpoint("api:paper-detail", "/api/v1/papers/{paper}/"),
+    Endpoint("api:paper-by-arxiv", "/api/v1/papers/by-arxiv/{arxiv}/"),
+    Endpoint("api:paper-by-doi", "/api/v1/papers/by-doi/{doi}/"),
+    *variants(
+        "api:paper-citations",
+        "/api/v1/papers/{hub}/citations/",
+        "role={role}",
+        "polarity={polarity}",
+        "is_representative=true",
+        "page_size=100",
+    ),
+    *api_list(
+        "citations",
+        "api:citation-list",
+        "citing={paper}",
+        "cited={hub}",
+        "role={role}",
+        "polarity={polarity}",
+        "is_representative=true",
+        "published_at_after=2024-01-01T00:00:00Z",
+        "published_at_before=2025-12-31T00:00:00Z",
+        "cursor={citations_cursor}",
+        orderings=("id", "-created_at", "-updated_at"),
+    ),
+    Endpoint("api:citation-detail", "/api/v1/citations/{citation}/"),
+    *variants(
+        "api:citationrole-list",
+        "/api/v1/citation-roles/",
+        "search=method",
+        "ordering=order",
+        "ordering=name",
+    ),
+    Endpoint("api:citationrole-detail", "/api/v1/citation-roles/{role}/"),
+    *variants(
+        "api:citationpolarity-list",
+        "/api/v1/citation-polarities/",
+        "search=support",
+        "ordering=order",
+        "ordering=name",
+    ),
+    Endpoint("api:citationpolarity-detail", "/api/v1/citation-polarities/{polarity}/"),
+    *variants(
+        "api:tag-list",
+        "/api/v1/tags/",
+        "search=rl",
+        "ordering=-paper_count",
+        "ordering=-note_count",
+        "ordering=name",
+    ),
+    Endpoint("api:tag-detail", "/api/v1/tags/{tag}/"),
+    *api_list(
+        "notes",
+        "api:researchnote-list",
+        "tag={tag}",
+        "layer={layer}",
+        "paper={note_paper}",
+        "is_featured=true",
+        "published_at_after=2024-01-01T00:00:00Z",
+        "published_at_before=2030-01-01T00:00:00Z",
+        orderings=("-published_at", "title", "-updated_at"),
+    ),
+    Endpoint("api:researchnote-detail", "/api/v1/notes/{note}/"),
+    *api_list(
+        "community-posts",
+        "api:communitypost-list",
+        "year={post_year}",
+        "source={post_source}",
+        orderings=("order", "-year", "title", "-updated_at"),
+    ),
+    Endpoint("api:communitypost-detail", "/api/v1/community-posts/{post}/"),
+    *api_list(
+        "questions",
+        "api:question-list",
+        "kind={question_kind}",
+        search="reward",
+        orderings=("kind", "order", "-updated_at"),
+    ),
+    Endpoint("api:question-detail", "/api/v1/questions/{question}/"),
+    *api_list("dimensions", "api:dimension-list", orderings=FRAMEWORK_ORDERINGS),
+    Endpoint("api:dimension-detail", "/api/v1/dimensions/{dimension}/"),
+    *api_list("loop-stages", "api:loopstage-list", orderings=FRAMEWORK_ORDERINGS),
+    Endpoint("api:loopstage-detail", "/api/v1/loop-stages/{stage}/"),
+    *api_list("layers", "api:layer-list", search="reward", orderings=FRAMEWORK_ORDERINGS),
+    Endpoint("api:layer-detail", "/api/v1/layers/{layer}/"),
+    *variants(
+        "api:analysis-list",
+        "/api/v1/analyses/",
+        "search=scaling",
+        "ordering=number",
+        "ordering=title",
+        "ordering=-updated_at",
+    ),
+    Endpoint("api:analysis-detail", "/api/v1/analyses/{analysis}/"),
+]
+
+ENDPOINTS = PAGES + API
+
+# URL patterns (by name; a namespace alone for all of it) the benchmark does not request.
+EXCLUDED = {
+    "admin": "the editors' admin needs a signed-in session; its changelists and the largest "
+    "hub's change form are timed with the editors' work (issue 15), not by this anonymous load",
+    "api:token": "POST only (trades a password for a token): a write, rate-limited by design",
+    "api:not-found": "the catch-all JSON 404 for addresses under /api/v1/ that do not exist",
+}
