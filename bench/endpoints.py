@@ -1,5 +1,5 @@
 """Every URL the site serves, as the benchmark requests it: the one list bench/bench.py loads, and
-tests/test_bench_endpoints.py checks against the URL patterns, the README and the API's
+tests/ops/test_bench_endpoints.py checks against the URL patterns, the README and the API's
 filters, searches and orderings (each is here or in EXCLUDED with a reason), so a new endpoint
 or parameter cannot be left out of the benchmark silently.
 

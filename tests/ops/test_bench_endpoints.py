@@ -16,7 +16,7 @@ from bench.endpoints import ENDPOINTS, EXCLUDED, TARGETS
 from citations.filters import CitingPaperFilter, ResearchIndexFilter
 from rlscaling.sitemaps import SITEMAPS
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 NUMERIC_TARGETS = {"citation", "question", "post_year", "year"}
 DUMMY = {name: 1 if name in NUMERIC_TARGETS or name.endswith("_page") else "x" for name in TARGETS}
 
