@@ -481,6 +481,8 @@ def parse_args(argv=None):
     parser.add_argument("--workers", type=int, default=int(env("BENCH_WORKERS", "2")))
     parser.add_argument("--only", nargs="*", help="only endpoints whose template has a word")
     parser.add_argument("--write", action="store_true", help=f"record the run in {RESULTS}")
+    parser.add_argument("--save", type=Path, help="also keep the measurements as JSON there")
+    parser.add_argument("--load", type=Path, help="report saved measurements; measure nothing")
     options = parser.parse_args(argv)
     if not (0 < options.duration <= 30 and 0 < options.baseline <= 10):
         parser.error("--duration is 0-30 s, --baseline 0-10 s")
@@ -491,9 +493,24 @@ def parse_args(argv=None):
 
 def main(argv=None):
     options = parse_args(argv)
+    if options.load:
+        saved = json.loads(options.load.read_text())
+        report(
+            saved["runs"],
+            argparse.Namespace(**saved["options"], write=options.write),
+            saved["command"],
+        )
+        return
     urls = list(options.compare) if options.compare else [options.database_url]
     runs = [bench_database(url, options) for url in urls]
-    command = "make bench BENCH_ARGS='" + " ".join(sys.argv[1:] if argv is None else argv) + "'"
+    words = list(sys.argv[1:] if argv is None else argv)
+    if "--save" in words:  # where the JSON went is no part of how to reproduce the run
+        del words[words.index("--save") : words.index("--save") + 2]
+    command = "make bench BENCH_ARGS='" + " ".join(words) + "'"
+    if options.save:
+        kept = {key: getattr(options, key) for key in ("workers", "connections", "rounds")}
+        kept |= {"duration": options.duration, "baseline": options.baseline}
+        options.save.write_text(json.dumps({"runs": runs, "options": kept, "command": command}))
     report(runs, options, command)
 
 
