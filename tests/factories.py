@@ -1,10 +1,37 @@
 import factory
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.utils import timezone
 
 from bottlenecks.models import Dimension, Layer, LoopStage
 from citations.models import Citation, CitationPolarity, CitationRole, Paper
 from notes.models import CommunityPost, Question, ResearchNote
+from rlscaling.editors import EDITORS_GROUP
 from rlscaling.publishing import Status
+
+USER_PASSWORD = "a-long-test-password"
+
+
+def _join_editors(user, create, extracted, **kwargs):
+    if create:
+        user.groups.add(Group.objects.get(name=EDITORS_GROUP))
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    """An account with no editorial rights; `UserFactory(editor=True)` is a staff member of the
+    Editors group, as editors are set up on the site. Every account's password is USER_PASSWORD."""
+
+    username = factory.Sequence(lambda n: f"user-{n}")
+    email = factory.LazyAttribute(lambda user: f"{user.username}@example.org")
+    password = factory.django.Password(USER_PASSWORD)
+    editors_group = factory.Maybe("editor", factory.PostGeneration(_join_editors))
+
+    class Meta:
+        model = get_user_model()
+        skip_postgeneration_save = True
+
+    class Params:
+        editor = factory.Trait(is_staff=True)
 
 
 class PublishedFactory(factory.django.DjangoModelFactory):

@@ -1,7 +1,9 @@
 """What several test modules share: demo slugs, query ceilings, page text, API clients, admin
 forms. Fixtures live in conftest.py; test modules import from here, never from each other."""
 
+import os
 import re
+import socket
 from html.parser import HTMLParser
 
 from rest_framework.authtoken.models import Token
@@ -128,3 +130,15 @@ def admin_form_data(response, model):
             continue
         data.setdefault(name, []).append(value)
     return data
+
+
+def free_port(ports):
+    """A port in ``ports`` nothing listens on, starting at an offset per xdist worker (gw0, gw1,
+    ...) so that parallel workers do not probe and take the same one."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    offset = (int(worker) * 10 if worker.isdigit() else 0) % len(ports)
+    for port in [*ports[offset:], *ports[:offset]]:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) != 0:
+                return port
+    raise RuntimeError(f"No free port in {ports.start}-{ports.stop - 1}.")

@@ -14,16 +14,11 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
+from tests.factories import USER_PASSWORD as PASSWORD
+
 ROOT = Path(__file__).resolve().parents[2]
-PASSWORD = "a-long-editor-password"
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    # Dozens of logins per test; the production hasher is deliberately slow.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def login(client, username, password, ip="203.0.113.7"):
@@ -76,7 +71,7 @@ def test_the_lockout_is_for_that_username_from_that_address(client, editor, read
     # Another account from the same address, and the same account from elsewhere, still work.
     reader.is_staff = True
     reader.save()
-    assert login(client, "reader", "a-long-password", ip="203.0.113.7").status_code == 302
+    assert login(client, "reader", PASSWORD, ip="203.0.113.7").status_code == 302
     client.logout()
     assert login(client, "editor", PASSWORD, ip="198.51.100.9").status_code == 302
 
@@ -159,6 +154,8 @@ django.setup()
 from django.test import Client
 from django.test.utils import setup_test_environment
 from django.urls import reverse
+
+from tests.factories import USER_PASSWORD as PASSWORD
 setup_test_environment()
 client = Client()
 print(reverse("admin:index"))

@@ -2,15 +2,12 @@
 
 import pytest
 from django.contrib import admin
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import reverse
 
 from citations.models import Paper
 from notes.models import ResearchNote
 from rlscaling.admin_actions import PublishableAdmin
-from rlscaling.editors import EDITORS_GROUP
 from rlscaling.publishing import StaleEditError
 from tests.factories import PaperFactory, ResearchNoteFactory
 from tests.helpers import admin_form_data
@@ -29,13 +26,9 @@ def change_url(obj):
 
 
 @pytest.fixture
-def second_editor_client(db):
-    user = get_user_model().objects.create_user(
-        "second-editor", "second@example.org", "another-long-editor-password", is_staff=True
-    )
-    user.groups.add(Group.objects.get(name=EDITORS_GROUP))
+def second_editor_client(second_editor):
     second = Client()
-    second.force_login(user)
+    second.force_login(second_editor)
     return second
 
 

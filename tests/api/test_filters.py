@@ -4,7 +4,7 @@ import pytest
 
 from tests.helpers import ART_OF_SCALING, slugs, walk
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo_once")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo")]
 
 
 def papers(client, query):

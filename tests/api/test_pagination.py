@@ -8,7 +8,7 @@ import pytest
 from tests.factories import PaperFactory
 from tests.helpers import ART_OF_SCALING, walk
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo_once")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo")]
 
 
 @pytest.mark.parametrize(

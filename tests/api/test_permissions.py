@@ -1,86 +1,286 @@
-"""Who may read and write: anonymous, authenticated non-editors, editors; tokens."""
+"""Who may read and write through the API. For every write endpoint (a table over the router):
+anonymous (401), an authenticated non-editor (403), a staff user who may only view (403), a user
+who may add but not change or delete (so not edit an existing row, not even their own), the token
+of a deactivated editor (401), and an editor (allowed); a refused write changes nothing. Then
+tokens, sessions, the token endpoint and throttling."""
+
+import itertools
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.core.management import call_command
+from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from citations.models import Paper
-from tests.factories import PaperFactory
+from rlscaling.api_urls import router
+from tests.factories import (
+    USER_PASSWORD,
+    CitationFactory,
+    CommunityPostFactory,
+    DimensionFactory,
+    LayerFactory,
+    LoopStageFactory,
+    PaperFactory,
+    QuestionFactory,
+    ResearchNoteFactory,
+    UserFactory,
+)
 from tests.helpers import token_client
 
 pytestmark = pytest.mark.django_db
 
-NEW_PAPER = {"title": "A New Scaling Result", "summary": "What it found."}
+_numbers = itertools.count(1)
 
 
-def test_anonymous_reads_but_cannot_write(anon):
-    paper = PaperFactory()
-    assert anon.get("/api/v1/papers/").status_code == 200
-    for method, url in [
-        ("post", "/api/v1/papers/"),
-        ("patch", f"/api/v1/papers/{paper.slug}/"),
-        ("put", f"/api/v1/papers/{paper.slug}/"),
-        ("delete", f"/api/v1/papers/{paper.slug}/"),
-    ]:
-        response = getattr(anon, method)(url, NEW_PAPER, format="json")
-        assert response.status_code == 401, (method, response.content)
-        assert response["WWW-Authenticate"] == "Token"
-        assert response.json()["code"] == "not_authenticated"
-    assert Paper.objects.count() == 1
+def _paper_slug():
+    return PaperFactory().slug
 
 
-def test_authenticated_non_editor_gets_403_on_writes(reader_api):
-    paper = PaperFactory()
-    assert reader_api.get(f"/api/v1/papers/{paper.slug}/").status_code == 200
-    response = reader_api.post("/api/v1/papers/", NEW_PAPER, format="json")
-    assert response.status_code == 403
-    assert response.json()["code"] == "permission_denied"
-    assert reader_api.patch(f"/api/v1/papers/{paper.slug}/", {"title": "x"}).status_code == 403
-    assert reader_api.delete(f"/api/v1/papers/{paper.slug}/").status_code == 403
-    assert Paper.objects.get().title == paper.title
+# basename -> (factory for an existing row, a valid body to create one)
+RESOURCES = {
+    "paper": (PaperFactory, lambda n: {"title": f"Permission paper {n}", "slug": f"perm-{n}"}),
+    "citation": (
+        CitationFactory,
+        lambda n: {"citing_paper": _paper_slug(), "cited_paper": _paper_slug()},
+    ),
+    "researchnote": (
+        ResearchNoteFactory,
+        lambda n: {"title": f"Note {n}", "slug": f"note-{n}", "summary": "A standfirst."},
+    ),
+    "communitypost": (
+        CommunityPostFactory,
+        lambda n: {
+            "title": f"Post {n}",
+            "slug": f"post-{n}",
+            "author": "A. Writer",
+            "url": "https://www.lesswrong.com/posts/x",
+            "summary": "An argument.",
+        },
+    ),
+    "question": (
+        QuestionFactory,
+        lambda n: {"kind": "faq", "question": f"Question {n}?", "answer": "An answer."},
+    ),
+    "dimension": (DimensionFactory, lambda n: {"name": f"Dim {n}", "slug": f"dim-{n}"}),
+    "loopstage": (LoopStageFactory, lambda n: {"name": f"Stage {n}", "slug": f"stage-{n}"}),
+    "layer": (
+        LayerFactory,
+        lambda n: {
+            "name": f"Layer {n}",
+            "slug": f"layer-{n}",
+            "failure_signal": "It fails.",
+            "diagnostic_question": "Why?",
+        },
+    ),
+}
+WRITE_METHODS = ["post", "put", "patch", "delete"]
 
 
-@pytest.mark.parametrize(
-    "url",
-    [
-        "/api/v1/citations/",
-        "/api/v1/notes/",
-        "/api/v1/community-posts/",
-        "/api/v1/questions/",
-        "/api/v1/dimensions/",
-        "/api/v1/loop-stages/",
-        "/api/v1/layers/",
-    ],
-)
-def test_every_writable_resource_refuses_non_editors(anon, reader_api, url):
-    assert anon.post(url, {}, format="json").status_code == 401
-    assert reader_api.post(url, {}, format="json").status_code == 403
+def writable_basenames():
+    return {
+        basename
+        for _, viewset, basename in router.registry
+        if hasattr(viewset, "create") and "post" in getattr(viewset, "http_method_names", [])
+    }
 
 
-@pytest.mark.parametrize(
-    "url",
-    [
-        "/api/v1/analyses/",
-        "/api/v1/tags/",
-        "/api/v1/citation-roles/",
-        "/api/v1/citation-polarities/",
-    ],
-)
-def test_read_only_resources_refuse_writes_even_from_editors(editor_api, url):
-    response = editor_api.post(url, {"name": "x", "slug": "x"}, format="json")
-    assert response.status_code == 405
-    assert response.json()["code"] == "method_not_allowed"
+def viewset_for(basename):
+    return next(viewset for _, viewset, name in router.registry if name == basename)
 
 
-def test_editor_with_token_can_create_update_and_delete(editor_api):
-    created = editor_api.post("/api/v1/papers/", NEW_PAPER, format="json")
+def detail_url(basename, obj):
+    lookup = viewset_for(basename).lookup_field
+    return reverse(f"api:{basename}-detail", kwargs={lookup: getattr(obj, lookup)})
+
+
+def list_url(basename):
+    return reverse(f"api:{basename}-list")
+
+
+def user_with(username, *codenames, is_staff=False):
+    user = UserFactory(username=username, is_staff=is_staff)
+    user.user_permissions.set(Permission.objects.filter(codename__in=codenames))
+    return user
+
+
+def row_state(obj):
+    """What a refused write must leave untouched."""
+    model = type(obj)
+    row = model._base_manager.filter(pk=obj.pk).values("version", "updated_at").first()
+    return row, model._base_manager.count()
+
+
+def put_body(editor_api, basename, obj):
+    """The row's own representation, minus read-only fields: a valid full replacement."""
+    data = editor_api.get(detail_url(basename, obj)).json()
+    serializer = viewset_for(basename).serializer_class()
+    writable = {name for name, field in serializer.fields.items() if not field.read_only}
+    return {key: value for key, value in data.items() if key in writable}
+
+
+def attempt(client, method, basename, obj, body):
+    url = list_url(basename) if method == "post" else detail_url(basename, obj)
+    if method == "delete":
+        return client.delete(url)
+    if method == "patch":
+        return client.patch(url, {"version": obj.version}, format="json")
+    return getattr(client, method)(url, body, format="json")
+
+
+def test_the_table_covers_every_write_endpoint_in_the_router():
+    assert writable_basenames() == set(RESOURCES)
+
+
+REFUSAL_CODES = {401: {"not_authenticated", "authentication_failed"}, 403: {"permission_denied"}}
+
+
+def _refused(client, basename, expected_status, editor_api):
+    factory, new_body = RESOURCES[basename]
+    for method in WRITE_METHODS:
+        obj = factory()
+        body = new_body(next(_numbers)) if method == "post" else put_body(editor_api, basename, obj)
+        before = row_state(obj)
+        response = attempt(client, method, basename, obj, body)
+        assert response.status_code == expected_status, (method, response.content)
+        assert response.json()["status"] == expected_status
+        assert response.json()["code"] in REFUSAL_CODES[expected_status]
+        if expected_status == 401:
+            assert response["WWW-Authenticate"] == "Token"
+        assert row_state(obj) == before, method
+
+
+@pytest.mark.parametrize("basename", sorted(RESOURCES))
+def test_anonymous_reads_but_writes_are_401(basename, editor_api):
+    assert APIClient().get(list_url(basename)).status_code == 200
+    _refused(APIClient(), basename, 401, editor_api)
+
+
+@pytest.mark.parametrize("basename", sorted(RESOURCES))
+def test_an_authenticated_non_editor_reads_but_is_refused_403(basename, reader, editor_api):
+    assert token_client(reader).get(list_url(basename)).status_code == 200
+    _refused(token_client(reader), basename, 403, editor_api)
+
+
+@pytest.mark.parametrize("basename", sorted(RESOURCES))
+def test_a_staff_user_who_may_only_view_is_refused_403(basename, editor_api):
+    viewer = user_with("viewer", *[f"view_{name}" for name in RESOURCES], is_staff=True)
+    _refused(token_client(viewer), basename, 403, editor_api)
+
+
+@pytest.mark.parametrize("basename", sorted(RESOURCES))
+def test_a_deactivated_editors_token_is_refused_401(basename, editor, editor_api):
+    other_editor = UserFactory(editor=True, username="gone")
+    client = token_client(other_editor)
+    other_editor.is_active = False
+    other_editor.save()
+    _refused(client, basename, 401, editor_api)
+
+
+@pytest.mark.parametrize("basename", sorted(RESOURCES))
+def test_a_user_who_may_add_cannot_edit_or_delete_existing_rows(basename, editor_api):
+    factory, new_body = RESOURCES[basename]
+    model = factory._meta.model
+    # Viewing both papers is what lets anyone see a draft citation edge.
+    views = ["view_paper", f"view_{model._meta.model_name}"]
+    adder = user_with("adder", f"add_{model._meta.model_name}", *views)
+    client = token_client(adder)
+
+    created = client.post(list_url(basename), new_body(next(_numbers)), format="json")
     assert created.status_code == 201, created.content
-    url = created["Location"]
-    assert editor_api.patch(url, {"byline": "A. Lab"}, format="json").status_code == 200
-    assert Paper.objects.get().byline == "A. Lab"
-    assert editor_api.delete(url).status_code == 204
-    assert not Paper.objects.exists()
+
+    # Not someone else's row, and not the row they have just created either.
+    for obj in [factory(), model.objects.order_by("-pk").first()]:
+        before = row_state(obj)
+        body = put_body(editor_api, basename, obj)
+        for method in ["put", "patch", "delete"]:
+            response = attempt(client, method, basename, obj, body)
+            assert response.status_code == 403, (method, response.content)
+            assert row_state(obj) == before
+
+
+@pytest.mark.parametrize("basename", sorted(RESOURCES))
+def test_a_user_who_may_add_but_not_view_gets_a_201_not_a_500(basename):
+    factory, new_body = RESOURCES[basename]
+    model_name = factory._meta.model._meta.model_name
+    client = token_client(user_with("blind-adder", f"add_{model_name}"))
+    client.raise_request_exception = False
+    response = client.post(list_url(basename), new_body(next(_numbers)), format="json")
+    assert response.status_code == 201, response.status_code
+
+
+@pytest.mark.parametrize("basename", sorted(RESOURCES))
+def test_a_user_who_may_change_cannot_create_or_delete(basename, editor_api):
+    factory, new_body = RESOURCES[basename]
+    model_name = factory._meta.model._meta.model_name
+    changer = user_with("changer", f"change_{model_name}", f"view_{model_name}")
+    client = token_client(changer)
+    obj = factory()
+
+    assert client.patch(detail_url(basename, obj), {}, format="json").status_code == 200
+    assert client.post(list_url(basename), new_body(next(_numbers)), format="json").status_code == (
+        403
+    )
+    assert client.delete(detail_url(basename, obj)).status_code == 403
+    assert type(obj)._base_manager.filter(pk=obj.pk).exists()
+
+
+@pytest.mark.parametrize("basename", sorted(RESOURCES))
+def test_an_editor_may_create_replace_edit_and_delete(basename, editor_api):
+    factory, new_body = RESOURCES[basename]
+    model = factory._meta.model
+
+    created = editor_api.post(list_url(basename), new_body(next(_numbers)), format="json")
+    assert created.status_code == 201, created.content
+
+    obj = factory()
+    replaced = editor_api.put(
+        detail_url(basename, obj), put_body(editor_api, basename, obj), format="json"
+    )
+    assert replaced.status_code == 200, replaced.content
+    obj.refresh_from_db()
+    edited = editor_api.patch(detail_url(basename, obj), {"version": obj.version}, format="json")
+    assert edited.status_code == 200, edited.content
+    assert model.objects.get(pk=obj.pk).version == obj.version + 1
+
+    assert editor_api.delete(detail_url(basename, obj)).status_code == 204
+    assert not model.objects.filter(pk=obj.pk).exists()
+
+
+@pytest.mark.parametrize("basename", sorted(RESOURCES))
+def test_a_non_editor_cannot_reach_a_draft_to_edit_it(basename, reader, editor_api):
+    factory, _ = RESOURCES[basename]
+    draft = factory(draft=True)
+    client = token_client(reader)
+    assert client.get(detail_url(basename, draft)).status_code == 404  # not even visible
+    before = row_state(draft)
+    assert client.patch(detail_url(basename, draft), {"status": "published"}).status_code == 403
+    assert row_state(draft) == before
+
+
+@pytest.mark.parametrize(
+    "basename", sorted(name for _, _, name in router.registry if name not in RESOURCES)
+)
+def test_read_only_endpoints_refuse_every_write(basename, editor_api):
+    url = list_url(basename)
+    for client, expected in [(APIClient(), {401, 405}), (editor_api, {405})]:
+        for method in WRITE_METHODS:
+            response = getattr(client, method)(url, {}, format="json")
+            assert response.status_code in expected, (basename, method, response.status_code)
+            if response.status_code == 405:
+                assert response.json()["code"] == "method_not_allowed"
+
+
+def test_the_paper_citations_view_refuses_writes(editor_api):
+    paper = PaperFactory()
+    url = reverse("api:paper-citations", kwargs={"slug": paper.slug})
+    assert APIClient().post(url, {}, format="json").status_code in {401, 405}
+    assert editor_api.post(url, {}, format="json").status_code == 405
+
+
+# -- tokens, sessions, the token endpoint, throttling --------------------------------------------
+
+NEW_PAPER = {"title": "A New Scaling Result", "summary": "What it found."}
 
 
 def test_editor_with_a_session_can_write(editor):
@@ -114,7 +314,7 @@ def test_unknown_token_is_refused(anon):
 def test_obtain_token_endpoint(anon, editor):
     response = anon.post(
         "/api/v1/auth/token/",
-        {"username": "editor", "password": "a-long-editor-password"},
+        {"username": "editor", "password": USER_PASSWORD},
         format="json",
     )
     assert response.status_code == 200
@@ -133,7 +333,7 @@ def test_deactivated_user_cannot_obtain_a_token(anon, editor):
     editor.save()
     response = anon.post(
         "/api/v1/auth/token/",
-        {"username": "editor", "password": "a-long-editor-password"},
+        {"username": "editor", "password": USER_PASSWORD},
         format="json",
     )
     assert response.status_code == 400
@@ -145,7 +345,7 @@ def test_token_endpoint_is_locked_after_repeated_failures(anon, editor, settings
         anon.post("/api/v1/auth/token/", {"username": "editor", "password": "nope"}, format="json")
     response = anon.post(
         "/api/v1/auth/token/",
-        {"username": "editor", "password": "a-long-editor-password"},
+        {"username": "editor", "password": USER_PASSWORD},
         format="json",
     )
     assert response.status_code == 429

@@ -1,6 +1,7 @@
 """Query counts per list endpoint that stay the same at page_size 5 and 50."""
 
 import pytest
+from django.db import transaction
 
 from citations.models import Paper
 from tests.factories import (
@@ -20,9 +21,10 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("crowded")]
 
 
 @pytest.fixture(scope="module")
-def crowded(demo_once, django_db_blocker):
-    """The demo plus enough rows that every list has more than 50 to page through."""
-    with django_db_blocker.unblock():
+def crowded(_shared_demo, django_db_blocker):
+    """The demo plus enough rows that every list has more than 50 to page through, added once
+    for this module in a savepoint over the shared demo content and rolled back after it."""
+    with django_db_blocker.unblock(), transaction.atomic():
         hub = Paper.objects.get(slug=ART_OF_SCALING)
         layers = LayerFactory.create_batch(55)
         for n in range(55):
@@ -38,6 +40,8 @@ def crowded(demo_once, django_db_blocker):
         QuestionFactory.create_batch(55)
         DimensionFactory.create_batch(55)
         LoopStageFactory.create_batch(55)
+        yield
+        transaction.set_rollback(True)
 
 
 @pytest.mark.parametrize(("url", "ceiling"), API_LIST_QUERY_CEILINGS)

@@ -6,7 +6,7 @@ from rest_framework.test import APIClient
 from citations.models import Paper
 from tests.helpers import ART_OF_SCALING, slugs, walk
 
-pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo_once")]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo")]
 
 
 def test_api_root_lists_every_resource(anon):

@@ -1,19 +1,24 @@
+"""Headless Chromium (Debian's /usr/bin/chromium, never a downloaded one) against a live server.
+
+Every test module here is marked `browser` and `xdist_group("browser")`: with `--dist loadgroup`
+they all run on one xdist worker, against one live server. Its port comes from this suite's
+range, offset per worker, so parallel workers and runs on one machine do not collide."""
+
 import os
-import socket
+from pathlib import Path
 
 import pytest
 from pytest_django.live_server_helper import LiveServer
 
-# The port range this suite's servers use, so parallel runs on one machine do not collide.
-PORTS = range(8100, 8200)
+from tests.helpers import free_port
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
-def free_port():
-    for port in PORTS:
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) != 0:
-                return port
-    raise RuntimeError(f"No free port in {PORTS.start}-{PORTS.stop - 1} for the live server.")
+def pytest_runtest_setup(item):
+    if item.get_closest_marker("browser") and not CHROMIUM.exists():
+        pytest.skip("No Chromium at /usr/bin/chromium: install Debian's chromium package.")
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +26,21 @@ def live_server(request):
     """pytest-django's live server, on 127.0.0.1 in this suite's port range (unless
     --liveserver or DJANGO_LIVE_TEST_SERVER_ADDRESS says otherwise); stopped at the end."""
     address = request.config.getvalue("liveserver") or os.getenv("DJANGO_LIVE_TEST_SERVER_ADDRESS")
-    server = LiveServer(address or f"127.0.0.1:{free_port()}")
+    server = LiveServer(address or f"127.0.0.1:{free_port(range(8100, 8200))}")
     yield server
     server.stop()
+
+
+@pytest.fixture
+def chromium(monkeypatch):
+    """A headless Chromium browser, closed after the test."""
+    # Playwright's sync API runs an event loop in this thread; the ORM work here is synchronous.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -2,86 +2,47 @@
 allowed): in headless Chromium an editor logs in, and the change form's JavaScript (slug
 prepopulation, inline rows, the two-box layer picker, autocomplete) runs with no CSP refusal."""
 
-import socket
-from pathlib import Path
-
 import pytest
-from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
-from pytest_django.live_server_helper import LiveServer
 
-from rlscaling.demo_content import DemoLoader
-from rlscaling.editors import EDITORS_GROUP
+from tests.factories import USER_PASSWORD, UserFactory
 
-CHROMIUM = Path("/usr/bin/chromium")
-PORTS = range(8360, 8380)
-PASSWORD = "a-long-browser-editor-password"
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="No Chromium at /usr/bin/chromium."),
-]
-
-
-def _free_port():
-    for port in PORTS:
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) != 0:
-                return port
-    raise RuntimeError("No free port for the admin live server.")
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 
 @pytest.fixture
-def admin_site(transactional_db):
-    DemoLoader().load()
-    user = get_user_model().objects.create_user("csp-editor", password=PASSWORD, is_staff=True)
-    user.groups.add(Group.objects.get(name=EDITORS_GROUP))
-    server = LiveServer(f"127.0.0.1:{_free_port()}")
-    try:
-        yield server.url
-    finally:
-        server.stop()
+def admin_site(demo, live_server):
+    UserFactory(editor=True, username="csp-editor")
+    return live_server.url
 
 
 @pytest.fixture
-def browser_page(admin_site, monkeypatch):
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        page = browser.new_page()
-        page.problems = []
-        page.on(
-            "console",
-            lambda message: (
-                message.type == "error" and page.problems.append(f"{page.url}: {message.text}")
-            ),
-        )
-        page.on("pageerror", lambda error: page.problems.append(str(error)))
-        page.failed = []
-        page.on(
-            "response",
-            lambda response: (
-                response.status >= 400
-                and not response.url.endswith("/favicon.ico")  # browsers ask; the admin has none
-                and page.failed.append((response.status, response.url))
-            ),
-        )
-        try:
-            yield page
-        finally:
-            browser.close()
+def browser_page(admin_site, chromium):
+    page = chromium.new_page()
+    page.problems = []
+    page.on(
+        "console",
+        lambda message: (
+            message.type == "error" and page.problems.append(f"{page.url}: {message.text}")
+        ),
+    )
+    page.on("pageerror", lambda error: page.problems.append(str(error)))
+    page.failed = []
+    page.on(
+        "response",
+        lambda response: (
+            response.status >= 400
+            and not response.url.endswith("/favicon.ico")  # browsers ask; the admin has none
+            and page.failed.append((response.status, response.url))
+        ),
+    )
+    return page
 
 
 def test_an_editor_can_use_the_admin_under_the_csp(admin_site, browser_page):
     page = browser_page
     page.goto(f"{admin_site}/admin/login/")
     page.fill("#id_username", "csp-editor")
-    page.fill("#id_password", PASSWORD)
+    page.fill("#id_password", USER_PASSWORD)
     page.click("input[type=submit]")
     page.wait_for_url(f"{admin_site}/admin/")
 

@@ -8,54 +8,34 @@ from pathlib import Path
 
 import pytest
 
-from rlscaling.demo_content import DemoLoader
-
-CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("SCREENSHOT_DIR") or ROOT / "test-artifacts")
 HUB_TITLE = "The Art of Scaling Reinforcement Learning Compute for LLMs"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason="No Chromium at /usr/bin/chromium: install Debian's chromium to run browser tests.",
-    ),
-]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 
 @pytest.fixture
-def site(transactional_db, live_server):
+def site(demo, live_server):
     """The live server with the demo content loaded."""
-    DemoLoader().load()
     return live_server.url
 
 
 @pytest.fixture
-def page(site, monkeypatch):
-    # Playwright's sync API runs an event loop in this thread; the ORM work here is synchronous.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
+def page(site, chromium):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        page = context.new_page()
-        page.console_errors = []
-        page.on(
-            "console",
-            lambda message: message.type == "error" and page.console_errors.append(message.text),
-        )
-        page.on("pageerror", lambda error: page.console_errors.append(str(error)))
-        try:
-            yield page
-        finally:
-            context.close()
-            browser.close()
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.console_errors = []
+    page.on(
+        "console",
+        lambda message: message.type == "error" and page.console_errors.append(message.text),
+    )
+    page.on("pageerror", lambda error: page.console_errors.append(str(error)))
+    try:
+        yield page
+    finally:
+        context.close()
 
 
 def shoot(page, name):

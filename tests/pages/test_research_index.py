@@ -15,12 +15,6 @@ from tests.helpers import INDEX_QUERY_CEILING, text_of
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    """The index caches its tag choices for a minute; each test has its own database."""
-    cache.clear()
-
-
 INDEX = reverse("citations:research-index")
 
 

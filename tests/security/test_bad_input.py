@@ -9,7 +9,6 @@ from urllib.parse import quote
 import pytest
 from django.conf import settings as django_settings
 from django.core.cache import cache
-from django.db import transaction
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from hypothesis import HealthCheck, given, settings
@@ -22,7 +21,6 @@ from citations.filters import CitingPaperFilter, ResearchIndexFilter
 from citations.models import Citation, Paper
 from notes.models import ResearchNote
 from rlscaling.api_urls import router
-from rlscaling.demo_content import DemoLoader
 
 pytestmark = pytest.mark.django_db
 
@@ -200,32 +198,6 @@ def assert_not_a_server_error(response, what):
     assert response.status_code < 500, (what, response.status_code, response.content[:500])
 
 
-@pytest.fixture(scope="module")
-def demo_for_module(django_db_setup, django_db_blocker):
-    """The demo content, loaded once for this module inside a transaction rolled back at its
-    end; each test's own transaction nests inside it as a savepoint."""
-    with django_db_blocker.unblock():
-        outer = transaction.atomic()
-        outer.__enter__()
-        try:
-            DemoLoader().load()
-            yield
-        finally:
-            transaction.set_rollback(True)
-            outer.__exit__(None, None, None)
-
-
-@pytest.fixture
-def demo(demo_for_module, db):
-    """Shadows conftest's `demo`: the module's copy, already loaded."""
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    # Every failed admin login hashes a password; the production hasher is deliberately slow.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def clients(demo, editor):
     """An anonymous client, a logged-in editor, and an editor's API token client."""
@@ -234,14 +206,6 @@ def clients(demo, editor):
     logged_in.force_login(editor)
     token = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=editor).key}")
     return {"anonymous": anonymous, "editor": logged_in, "token": token}
-
-
-@pytest.fixture(autouse=True)
-def no_throttling():
-    # The throttle counts live in the cache; fuzzing must not turn into a test of 429s.
-    cache.clear()
-    yield
-    cache.clear()
 
 
 # -- public pages -----------------------------------------------------------------------------
