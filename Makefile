@@ -16,10 +16,9 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# manage.py devserver: port check, migrate, load_demo (adds only missing demo rows), runserver.
 run: $(STAMP)
-	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/python manage.py load_demo
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+	$(BIN)/python manage.py devserver --host $(HOST) --port $(PORT)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -7,20 +7,29 @@ messages, history and axes (their headers, Vary and X-Frame-Options, are kept). 
 a session cookie or an Authorization header never uses the cache. Stored: status 200 answers
 to anonymous GETs only, without cookies and without `private`/`no-store`; served to anonymous
 GETs and HEADs. The key is the path, the sorted query string, the `Accept` header under /api/
-(the browsable API is another representation) and the generation. The generation lives in
-the same cache (Redis when `REDIS_URL` is set, so every app server sees a save at once; local
-memory otherwise, which is per process). `PAGE_CACHE_SECONDS` (default 300) bounds how long
-a page can miss a change no save announces, such as a scheduled `published_at` coming due.
+(the browsable API is another representation) and the generation. The generation must be
+seen by every process that can change the content: with Redis (`REDIS_URL`) it lives in Redis;
+with local memory it lives in a file named after the database (the mtime of
+`$TMPDIR/rlscaling-page-generation-<hash>`), so runserver, a shell, a management command or a
+task worker on this machine invalidate each other's pages at once. Only an in-memory SQLite
+database (the tests), which no other process can change, keeps it in the process.
+`PAGE_CACHE_SECONDS` (default 300) bounds how long a page can miss a change no save
+announces, such as a scheduled `published_at` coming due.
 """
 
 import contextlib
 import hashlib
 import logging
+import os
+import tempfile
 import time
+from pathlib import Path
 from urllib.parse import parse_qsl, urlencode
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.locmem import LocMemCache
+from django.db import connection
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.http import HttpResponse
 from django.utils.cache import get_conditional_response
@@ -70,7 +79,31 @@ def excluded_prefixes():
 # -- the generation ---------------------------------------------------------------------------
 
 
+def generation_file():
+    """The file that holds the generation when the cache is local memory (see the module
+    docstring); None when the cache itself is shared, or the database is in-memory SQLite."""
+    if not isinstance(caches["default"], LocMemCache):
+        return None
+    database = connection.settings_dict
+    name = str(database["NAME"])
+    if database["ENGINE"].endswith("sqlite3") and (name == ":memory:" or "mode=memory" in name):
+        return None
+    identity = "|".join(str(database.get(key) or "") for key in ("ENGINE", "HOST", "PORT"))
+    digest = hashlib.sha256(f"{identity}|{name}".encode()).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / f"rlscaling-page-generation-{digest}"
+
+
 def current_generation():
+    path = generation_file()
+    if path is not None:
+        try:
+            return path.stat().st_mtime_ns
+        except FileNotFoundError:
+            bump_generation()
+            with contextlib.suppress(OSError):
+                return path.stat().st_mtime_ns
+        except OSError:
+            pass  # unreadable: fall back to the process's own generation
     generation = cache.get(GENERATION_KEY)
     if generation is None:
         cache.add(GENERATION_KEY, time.time_ns(), None)
@@ -80,8 +113,17 @@ def current_generation():
 
 def bump_generation():
     """Make every cached page stale at once (the old entries then age out by their TTL)."""
+    now = time.time_ns()
+    path = generation_file()
+    if path is not None:
+        try:
+            path.touch()
+            os.utime(path, ns=(now, now))
+            return
+        except OSError as error:
+            logger.warning("Page cache: could not bump the generation in %s (%s)", path, error)
     try:
-        cache.set(GENERATION_KEY, time.time_ns(), None)
+        cache.set(GENERATION_KEY, now, None)
     except CACHE_ERRORS:
         logger.warning("Page cache: could not bump the generation (cache unreachable)")
 

@@ -1,7 +1,12 @@
-"""Load the demo content (rlscaling/demo/*.toml) into the database, idempotently.
+"""Load the demo content (rlscaling/demo/*.toml) into the database without undoing editors' work.
 
-Rows are matched on their natural key (a slug, or the pair of paper slugs of a citation) and
-saved only when a value differs, so a second run writes nothing: no new versions, no history.
+Rows are matched on their natural key (a slug, or the pair of paper slugs of a citation).
+By default the loader only adds what is missing: a demo row that exists is left exactly as it
+is, with its tags, layers, authors, steps and figures (an editor may have changed any of them),
+and a row whose history shows it existed (an editor deleted it or changed its key) is not
+brought back. So an empty database gets the whole set, and running it again writes nothing.
+`reset=True` puts every demo row back to its demo values (and re-creates deleted ones); rows
+that are not part of the demo are never touched. `preview()` says what a load would change.
 """
 
 import datetime
@@ -19,10 +24,38 @@ from rlscaling.publishing import Status
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
 
 
+def pick(rows_by_slug, slugs):
+    """The rows with these slugs that exist (an editor may have deleted some)."""
+    return [rows_by_slug[slug] for slug in slugs if slug in rows_by_slug]
+
+
+class _Rollback(Exception):
+    pass
+
+
 class DemoLoader:
-    def __init__(self, directory=DEMO_DIR):
+    def __init__(self, directory=DEMO_DIR, reset=False):
         self.directory = Path(directory)
-        self.changed = 0
+        self.reset = reset
+        self.added = []  # labels of the rows created
+        self.overwritten = {}  # label -> the fields (or relations) set back to the demo values
+        self.not_restored = []  # labels of demo rows editors deleted or re-keyed
+        self._created = set()
+        self._has_history = {}
+
+    @property
+    def changed(self):
+        return len(self.added) + len(self.overwritten)
+
+    def preview(self):
+        """Run the load in a transaction that is rolled back: what `load()` would change."""
+        try:
+            with transaction.atomic():
+                self.load()
+                raise _Rollback
+        except _Rollback:
+            pass
+        return self
 
     def read(self, name):
         with open(self.directory / name, "rb") as handle:
@@ -42,31 +75,61 @@ class DemoLoader:
 
     # -- helpers ---------------------------------------------------------------------------
 
+    @staticmethod
+    def label(model, lookup):
+        key = " / ".join(str(getattr(value, "slug", value)) for value in lookup.values())
+        return f"{model._meta.verbose_name} {key}"
+
     def upsert(self, model, lookup, values):
-        """Create the row, or update only the fields whose values differ."""
+        """Create a missing row; on reset, also set back the fields whose values differ.
+        None when the row is missing because an editor deleted it (or changed its key)."""
         obj = model.objects.filter(**lookup).first()
         if obj is None:
+            if not self.reset and self.removed_by_editor(model, lookup):
+                self.not_restored.append(self.label(model, lookup))
+                return None
             obj = model(**lookup, **values)
             obj.save()
-            self.changed += 1
+            self._created.add((model, obj.pk))
+            self.added.append(self.label(model, lookup))
             return obj
-        changed = [field for field, value in values.items() if getattr(obj, field) != value]
-        if changed:
-            for field in changed:
-                setattr(obj, field, values[field])
-            obj.save()
-            self.changed += 1
+        if self.reset:
+            changed = [field for field, value in values.items() if getattr(obj, field) != value]
+            if changed:
+                for field in changed:
+                    setattr(obj, field, values[field])
+                obj.save()
+                self.record(obj, changed)
         return obj
 
-    def set_related(self, manager, objects):
+    def removed_by_editor(self, model, lookup):
+        history = getattr(model, "history", None)
+        if history is None:
+            return False
+        if model not in self._has_history:  # an empty database: one query per table
+            self._has_history[model] = history.exists()
+        return self._has_history[model] and history.filter(**lookup).exists()
+
+    def owns_parts(self, obj):
+        """Relations and child rows are written with their row: when it was just created, or on
+        reset; an existing row keeps the ones editors gave it."""
+        return obj is not None and (self.reset or (type(obj), obj.pk) in self._created)
+
+    def record(self, obj, fields):
+        label = f"{obj._meta.verbose_name} {getattr(obj, 'slug', obj)}"
+        if (type(obj), obj.pk) not in self._created:
+            self.overwritten.setdefault(label, []).extend(fields)
+
+    def set_related(self, obj, name, objects):
+        manager = getattr(obj, name)
         if set(manager.all()) != set(objects):
             manager.set(objects)
-            self.changed += 1
+            self.record(obj, [name])
 
     def set_tags(self, obj, names):
         if {tag.name.lower() for tag in obj.tags.all()} != {name.lower() for name in names}:
             obj.tags.set(names, clear=True)
-            self.changed += 1
+            self.record(obj, ["tags"])
 
     @staticmethod
     def publishing(row, published_on=None):
@@ -120,7 +183,7 @@ class DemoLoader:
             {field: row.get(field, "") for field in ["title", "eyebrow", "number", "dek", "body"]}
             | self.publishing(row),
         )
-        for step in row.get("steps", []):
+        for step in row.get("steps", []) if self.owns_parts(analysis) else []:
             self.upsert(
                 AnalysisStep,
                 {"analysis": analysis, "order": step["order"]},
@@ -141,9 +204,10 @@ class DemoLoader:
             }
             values |= self.publishing(row, published_on=row.get("publication_date"))
             paper = self.upsert(Paper, {"slug": row["slug"]}, values)
-            self.set_authors(paper, row.get("authors", []))
-            self.set_related(paper.layers, [layers[slug] for slug in row.get("layers", [])])
-            self.set_tags(paper, row.get("tags", []))
+            if self.owns_parts(paper):
+                self.set_authors(paper, row.get("authors", []))
+                self.set_related(paper, "layers", pick(layers, row.get("layers", [])))
+                self.set_tags(paper, row.get("tags", []))
 
     def set_authors(self, paper, names):
         if paper.author_names == names:
@@ -152,7 +216,7 @@ class DemoLoader:
         for position, name in enumerate(names):
             author, _ = Author.objects.get_or_create(name=name)
             Authorship.objects.create(paper=paper, author=author, position=position)
-        self.changed += 1
+        self.record(paper, ["authors"])
 
     def load_citations(self, data):
         for model, rows in [(CitationRole, data["roles"]), (CitationPolarity, data["polarities"])]:
@@ -170,6 +234,8 @@ class DemoLoader:
         roles = {role.slug: role for role in CitationRole.objects.all()}
         polarities = {polarity.slug: polarity for polarity in CitationPolarity.objects.all()}
         for row in data["citations"]:
+            if row["citing"] not in papers or row["cited"] not in papers:
+                continue  # an editor deleted one of the papers
             self.upsert(
                 Citation,
                 {"citing_paper": papers[row["citing"]], "cited_paper": papers[row["cited"]]},
@@ -190,8 +256,10 @@ class DemoLoader:
             values = {field: row.get(field, "") for field in text_fields}
             values["is_featured"] = row.get("is_featured", False)
             note = self.upsert(ResearchNote, {"slug": row["slug"]}, values | self.publishing(row))
-            self.set_related(note.papers, [papers[slug] for slug in row.get("papers", [])])
-            self.set_related(note.layers, [layers[slug] for slug in row.get("layers", [])])
+            if not self.owns_parts(note):
+                continue
+            self.set_related(note, "papers", pick(papers, row.get("papers", [])))
+            self.set_related(note, "layers", pick(layers, row.get("layers", [])))
             self.set_tags(note, row.get("tags", []))
             for figure in row.get("figures", []):
                 self.upsert(

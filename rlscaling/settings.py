@@ -41,7 +41,13 @@ ALLOWED_HOSTS = env_list(
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 SITE_NAME = "RL Scaling"
-SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# Where `make run` serves (HOST, PORT); absolute URLs follow them unless SITE_URL is set.
+DEV_HOST = os.environ.get("HOST", "127.0.0.1")
+DEV_PORT = os.environ.get("PORT", "8000")
+SITE_URL = (
+    os.environ.get("SITE_URL")
+    or f"http://{'127.0.0.1' if DEV_HOST in ('0.0.0.0', '::', '[::]') else DEV_HOST}:{DEV_PORT}"
+).rstrip("/")
 ADMIN_URL = os.environ.get("ADMIN_URL", "admin/").strip("/") + "/"
 
 INSTALLED_APPS = [
@@ -262,9 +268,27 @@ if PRODUCTION:
     CSRF_COOKIE_SECURE = True
     CSRF_COOKIE_HTTPONLY = True
 
+# One console handler, on the root logger. Django's own "django" logger would print each of
+# its lines a second time through its console handler: it gets none and propagates here
+# (runserver's request lines keep Django's "django.server" handler, which does not propagate).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "plain": {"format": "{levelname} {name}: {message}", "style": "{"},
+        "django.server": {
+            "()": "django.utils.log.ServerFormatter",
+            "format": "[{server_time}] {message}",
+            "style": "{",
+        },
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "django.server": {"class": "logging.StreamHandler", "formatter": "django.server"},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "loggers": {
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
+    },
 }

@@ -10,6 +10,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.core.management.sql import emit_post_migrate_signal
 from django.db import connections, transaction
 
+from rlscaling.caching import bump_generation
+
 from .backup import postgres_environment
 
 PG_DUMP_MAGIC = b"PGDMP"
@@ -52,6 +54,7 @@ class Command(BaseCommand):
             self.pg_restore(connection, path)
         else:
             self.load_fixture(options["database"], path)
+        bump_generation()  # pg_restore and loaddata announce nothing to the page cache
         self.stdout.write(self.style.SUCCESS(f"Restored {path} into {name!r}."))
 
     @staticmethod

@@ -1,0 +1,127 @@
+"""`make run` restarts never undo editors' work: the start-up sequence (migrate + load_demo, as
+`manage.py devserver` runs it) only adds demo rows that are missing; `load_demo --reset` says
+what it would overwrite and asks first. Also: a taken port gets a clear message."""
+
+import socket
+import subprocess
+import sys
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from citations.models import Citation, Paper
+from notes.models import ResearchNote
+from rlscaling.management.commands.devserver import run_startup
+from tests.conftest import ART_OF_SCALING
+
+pytestmark = pytest.mark.django_db
+PAPER_URL = f"/api/v1/papers/{ART_OF_SCALING}/"
+
+
+@pytest.fixture
+def editor_api(editor):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=editor).key}")
+    return client
+
+
+def edit_through_the_api(editor_api):
+    version = editor_api.get(PAPER_URL).json()["version"]
+    response = editor_api.patch(
+        PAPER_URL,
+        {"summary": "An editor's summary.", "tags": ["edited-tag"], "version": version},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+
+
+def test_a_restart_keeps_an_api_edit(demo, editor_api):
+    edit_through_the_api(editor_api)
+    note = ResearchNote.objects.first()
+    note.tags.clear()
+    ResearchNote.objects.filter(pk=note.pk).update(title="An editor's title")
+    versions = dict(Paper.objects.values_list("slug", "version"))
+
+    run_startup()
+
+    paper = APIClient().get(PAPER_URL).json()
+    assert paper["summary"] == "An editor's summary."
+    assert paper["tags"] == ["edited-tag"]
+    note.refresh_from_db()
+    assert note.title == "An editor's title"
+    assert not note.tags.exists()
+    assert dict(Paper.objects.values_list("slug", "version")) == versions
+
+
+def test_a_restart_does_not_bring_back_what_an_editor_deleted(demo, editor_api):
+    assert editor_api.delete(PAPER_URL).status_code == 204
+    run_startup()
+    assert not Paper.objects.filter(slug=ART_OF_SCALING).exists()
+
+
+def test_demo_rows_that_are_missing_are_added(demo, capsys):
+    """New demo content (never in this database, so no history) appears on the next start."""
+    paper = Paper.objects.get(slug=ART_OF_SCALING)
+    citing = Citation.objects.filter(cited_paper=paper).count()
+    paper.delete()
+    Paper.history.filter(slug=ART_OF_SCALING).delete()
+    Citation.history.all().delete()
+
+    call_command("load_demo")
+
+    assert Citation.objects.filter(cited_paper__slug=ART_OF_SCALING).count() == citing
+    assert "added" in capsys.readouterr().out
+
+
+def test_load_demo_into_an_empty_database_then_again_writes_nothing(capsys):
+    call_command("load_demo")
+    assert Paper.objects.filter(slug=ART_OF_SCALING).exists()
+    history = Paper.history.count()
+    call_command("load_demo")
+    assert Paper.history.count() == history
+    assert "nothing missing" in capsys.readouterr().out
+
+
+def test_reset_lists_what_it_overwrites_and_changes_nothing_when_refused(
+    demo, editor_api, monkeypatch, capsys
+):
+    edit_through_the_api(editor_api)
+    monkeypatch.setattr("builtins.input", lambda prompt: "no")
+    with pytest.raises(CommandError, match="cancelled"):
+        call_command("load_demo", "--reset")
+    out = capsys.readouterr().out
+    assert f"paper {ART_OF_SCALING}: summary, tags" in out
+    assert Paper.objects.get(slug=ART_OF_SCALING).summary == "An editor's summary."
+
+
+def test_reset_with_noinput_puts_the_demo_values_back(demo, editor_api, capsys):
+    demo_summary = Paper.objects.get(slug=ART_OF_SCALING).summary
+    edit_through_the_api(editor_api)
+    assert editor_api.delete("/api/v1/papers/proximal-policy-optimization-algorithms/").status_code == 204
+
+    call_command("load_demo", "--reset", "--noinput")
+
+    paper = Paper.objects.get(slug=ART_OF_SCALING)
+    assert paper.summary == demo_summary
+    assert "edited-tag" not in paper.tags.names()
+    assert Paper.objects.filter(slug="proximal-policy-optimization-algorithms").exists()
+    assert "1 rows overwritten" in capsys.readouterr().out
+
+
+def test_a_taken_port_says_how_to_pick_another():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "manage.py", "devserver", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode != 0
+    assert f"Port {port} on 127.0.0.1 is already taken" in result.stderr
+    assert f"make run PORT={port + 1}" in result.stderr
