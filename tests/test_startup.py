@@ -100,7 +100,8 @@ def test_reset_lists_what_it_overwrites_and_changes_nothing_when_refused(
 def test_reset_with_noinput_puts_the_demo_values_back(demo, editor_api, capsys):
     demo_summary = Paper.objects.get(slug=ART_OF_SCALING).summary
     edit_through_the_api(editor_api)
-    assert editor_api.delete("/api/v1/papers/proximal-policy-optimization-algorithms/").status_code == 204
+    ppo = "/api/v1/papers/proximal-policy-optimization-algorithms/"
+    assert editor_api.delete(ppo).status_code == 204
 
     call_command("load_demo", "--reset", "--noinput")
 
