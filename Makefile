@@ -2,62 +2,104 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Installs come from the lock files (exact versions with hashes), never from pyproject's ranges.
+SITE_LOCK := requirements/app.txt
+TEST_LOCK := requirements/test.txt
+SITE_STAMP := $(VENV)/.site-installed
+TEST_STAMP := $(VENV)/.test-installed
+# `make lock UPGRADE=--upgrade` moves every pin to the newest release the ranges allow;
+# `UPGRADE="--upgrade-package django"` just one.
+UPGRADE ?=
+LOCK_ARGS := --generate-hashes --universal --python-version 3.11 --quiet $(UPGRADE)
 
-.PHONY: run test install lint format check fuzz bench soak backup restore clean
+.PHONY: run test install lock editor lint format check fuzz bench soak backup restore clean
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test]"
-	touch $(STAMP)
+# A venv made by a Python older than 3.11 (or whose Python is gone) is rebuilt, not reused.
+ifneq ($(wildcard $(VENV)),)
+ifneq ($(shell $(BIN)/python -c 'import sys; print(sys.version_info >= (3, 11))' 2>/dev/null),True)
+$(info ==> $(VENV) was made by $(or $(shell $(BIN)/python --version 2>&1),a Python that is gone); Python 3.11+ is needed: rebuilding it)
+$(shell rm -rf $(VENV))
+endif
+endif
 
-install: $(STAMP)
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	  echo "rlscaling needs Python 3.11 or newer; '$(PYTHON)' is $$($(PYTHON) --version 2>&1)."; \
+	  echo "Install one and point make at it, e.g. make run PYTHON=python3.12"; exit 1; }
+	@echo "==> Creating $(VENV) with $$($(PYTHON) --version)"
+	$(PYTHON) -m venv $(VENV)
 
-# manage.py devserver: port check, migrate, load_demo (adds only missing demo rows), runserver.
-run: $(STAMP)
+# Only what the site needs: no test tools, no browser driver.
+$(SITE_STAMP): $(SITE_LOCK) $(BIN)/python
+	@echo "==> Installing the site's packages from $(SITE_LOCK) (exact versions, hashes checked)"
+	$(BIN)/python -m pip install --progress-bar on --require-hashes -r $(SITE_LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	@touch $@
+
+$(TEST_STAMP): $(TEST_LOCK) $(SITE_STAMP)
+	@echo "==> Installing the test and lint tools from $(TEST_LOCK) (exact versions, hashes checked)"
+	$(BIN)/python -m pip install --progress-bar on --require-hashes -r $(TEST_LOCK)
+	@touch $@
+
+install: $(TEST_STAMP)
+
+# After changing dependencies in pyproject.toml: rewrite the lock files (keeps other pins).
+lock: $(TEST_STAMP)
+	$(BIN)/uv pip compile pyproject.toml $(LOCK_ARGS) -o $(SITE_LOCK)
+	$(BIN)/uv pip compile pyproject.toml --extra test -c $(SITE_LOCK) $(LOCK_ARGS) -o $(TEST_LOCK)
+	@echo "==> Lock files written; commit them. make run / make test install from them."
+
+# manage.py devserver: port check, migrate, load_demo (adds only missing demo rows), runserver
+# (and a task worker beside it when the project has a task queue).
+run: $(SITE_STAMP)
 	$(BIN)/python manage.py devserver --host $(HOST) --port $(PORT)
 
-test: $(STAMP)
+# The first editor (or any other): asks for a password and holds it to the validators in
+# settings (createsuperuser --noinput would take any password). EDITOR_ARGS="--superuser" for
+# an account that may also manage users.
+editor: $(SITE_STAMP)
+	$(BIN)/python manage.py create_editor $(EDITOR_ARGS)
+
+test: $(TEST_STAMP)
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-format: $(STAMP)
+format: $(TEST_STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-check: $(STAMP)
+check: $(SITE_STAMP)
 	$(BIN)/python manage.py makemigrations --check --dry-run
 	DJANGO_ENV=production SECRET_KEY=check-deploy-$$(date +%s)-a-long-random-value-for-the-check ALLOWED_HOSTS=example.org \
 		$(BIN)/python manage.py check --deploy --fail-level WARNING
 
 # Schemathesis against the API's own OpenAPI schema on gunicorn (bench/harness.py, production settings), with
 # the demo content in a throwaway SQLite database; bounded (FUZZ_MAX_EXAMPLES, FUZZ_TIMEOUT).
-fuzz: $(STAMP)
+fuzz: $(TEST_STAMP)
 	$(BIN)/python tests/fuzz/run_schemathesis.py
 
 # Serve with gunicorn and production settings, load each endpoint, print the table (bench/RESULTS.md).
 # e.g. make bench BENCH_ARGS="--compare postgres://.../bench_demo postgres://.../bench_large --write"
-bench: $(STAMP)
+bench: $(SITE_STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
 
 # 60 s, 20 clients (pages, API reads, a few editors' API writes) on gunicorn with production
 # settings over a scratch PostgreSQL database; fails on any 5xx or lost write. SOAK_ARGS="--write"
 # records the figures in bench/RESULTS.md.
-soak: $(STAMP)
+soak: $(SITE_STAMP)
 	$(BIN)/python bench/soak.py $(SOAK_ARGS)
 
 # A complete dump into backups/: pg_dump on PostgreSQL, a dumpdata fixture otherwise.
-backup: $(STAMP)
+backup: $(SITE_STAMP)
 	$(BIN)/python manage.py backup
 
 # Replace the database's contents with a backup (asks first): make restore FILE=backups/....
-restore: $(STAMP)
+restore: $(SITE_STAMP)
 	@test -n "$(FILE)" || { echo "usage: make restore FILE=backups/rlscaling-....dump"; exit 2; }
 	$(BIN)/python manage.py restore "$(FILE)"
 

@@ -126,3 +126,23 @@ def test_a_taken_port_says_how_to_pick_another():
     assert result.returncode != 0
     assert f"Port {port} on 127.0.0.1 is already taken" in result.stderr
     assert f"make run PORT={port + 1}" in result.stderr
+
+
+def test_create_editor_refuses_a_weak_password_and_makes_an_editor(monkeypatch, capsys):
+    from django.contrib.auth import get_user_model
+
+    from rlscaling.editors import EDITORS_GROUP
+
+    monkeypatch.setenv("EDITOR_PASSWORD", "123")
+    with pytest.raises(CommandError, match="too short"):
+        call_command("create_editor", "--noinput", "--username", "alice")
+    assert not get_user_model().objects.filter(username="alice").exists()
+
+    answers = iter(["123", "123", "a-long-editor-passphrase", "a-long-editor-passphrase"])
+    monkeypatch.setattr("getpass.getpass", lambda prompt: next(answers))
+    call_command("create_editor", "--username", "alice", "--email", "a@example.org")
+    alice = get_user_model().objects.get(username="alice")
+    assert alice.is_staff and not alice.is_superuser
+    assert alice.groups.filter(name=EDITORS_GROUP).exists()
+    assert alice.check_password("a-long-editor-passphrase")
+    assert "too short" in capsys.readouterr().err
