@@ -38,6 +38,10 @@ def port_problem(host, port):
     return None
 
 
+def stop(signum, frame):
+    raise KeyboardInterrupt
+
+
 class Command(BaseCommand):
     help = (
         "What `make run` runs: migrate, load_demo (adds only what is missing), then runserver "
@@ -56,6 +60,8 @@ class Command(BaseCommand):
                 f"(or stop what listens there: `ss -ltnp 'sport = :{port}'` shows it)."
             )
         run_startup(self.stdout)
+        # A `kill` (SIGTERM) stops the server and the worker too, as Ctrl-C does.
+        signal.signal(signal.SIGTERM, stop)
         # The server's settings derive SITE_URL from these (unless SITE_URL is set).
         env = os.environ | {"HOST": host, "PORT": str(port)}
         manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
@@ -64,16 +70,25 @@ class Command(BaseCommand):
             self.stdout.write("Starting the task worker (manage.py db_worker) beside the server.")
             worker = subprocess.Popen([*manage, "db_worker"], env=env)
         self.stdout.write(f"Serving http://{host}:{port}/ (Ctrl-C stops it).")
+        server = subprocess.Popen([*manage, "runserver", f"{host}:{port}"], env=env)
         try:
-            server = subprocess.run([*manage, "runserver", f"{host}:{port}"], env=env)
+            returncode = server.wait()
         except KeyboardInterrupt:
-            server = None
+            returncode = 0
         finally:
-            if worker is not None:
-                worker.send_signal(signal.SIGINT)
-                try:
-                    worker.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    worker.kill()
-        if server is not None and server.returncode not in (0, -signal.SIGINT):
-            raise CommandError(f"runserver stopped with exit code {server.returncode}.")
+            stop_all(server, worker)
+        if returncode not in (0, -signal.SIGINT):
+            raise CommandError(f"runserver stopped with exit code {returncode}.")
+
+
+def stop_all(*processes):
+    """SIGTERM, so runserver's reloader takes its child with it and the worker finishes its
+    task; SIGKILL only for what is still there after 10 s."""
+    running = [process for process in processes if process and process.poll() is None]
+    for process in running:
+        process.terminate()
+    for process in running:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
