@@ -11,7 +11,7 @@ from django.test import Client
 
 from rlscaling.demo_content import DemoLoader
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 API = "/api/v1/"
 PLACEHOLDER = re.compile(r"[<>…*{}$]|\.\.\.")
 FILES = ("/usr/", "/etc/", "/opt/", "/tmp/", "/work/")

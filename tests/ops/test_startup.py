@@ -7,15 +7,15 @@ import subprocess
 import sys
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from citations.models import Citation, Paper
 from notes.models import ResearchNote
 from rlscaling.management.commands.devserver import run_startup
-from tests.conftest import ART_OF_SCALING
+from tests.helpers import ART_OF_SCALING, token_client
 
 pytestmark = pytest.mark.django_db
 PAPER_URL = f"/api/v1/papers/{ART_OF_SCALING}/"
@@ -23,9 +23,7 @@ PAPER_URL = f"/api/v1/papers/{ART_OF_SCALING}/"
 
 @pytest.fixture
 def editor_api(editor):
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=editor).key}")
-    return client
+    return token_client(editor)
 
 
 def edit_through_the_api(editor_api):
@@ -119,6 +117,7 @@ def test_a_taken_port_says_how_to_pick_another():
         port = taken.getsockname()[1]
         result = subprocess.run(
             [sys.executable, "manage.py", "devserver", "--port", str(port)],
+            cwd=settings.BASE_DIR,
             capture_output=True,
             text=True,
             timeout=60,
