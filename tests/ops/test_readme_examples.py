@@ -6,10 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from django.db import transaction
 from django.test import Client
-
-from rlscaling.demo_content import DemoLoader
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 API = "/api/v1/"
@@ -55,18 +52,9 @@ def test_the_readme_shows_examples():
     assert f"{API}papers/by-arxiv/2510.13786/" in urls
 
 
-@pytest.fixture(scope="module")
-def demo_once(django_db_setup, django_db_blocker):
-    """The demo content once for the module (every test here only reads), rolled back after."""
-    with django_db_blocker.unblock(), transaction.atomic():
-        DemoLoader().load()
-        yield
-        transaction.set_rollback(True)
-
-
 @pytest.mark.django_db
 @pytest.mark.parametrize("url", [example(url) for url in readme_urls()])
-def test_a_readme_url_works_on_the_demo_content(demo_once, url):
+def test_a_readme_url_works_on_the_demo_content(demo, url):
     response = Client().get(url)
     # The admin and the API's token endpoint answer a redirect to the login / 405 for GET.
     assert response.status_code in (200, 301, 302, 405), (url, response.status_code)
