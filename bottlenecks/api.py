@@ -4,27 +4,12 @@ from django.db.models import Prefetch
 from rest_framework import serializers
 
 from bottlenecks.models import Analysis, AnalysisStep, Dimension, Layer, LoopStage
-from citations.api import html_url
-from rlscaling.api import (
-    ApiUrlField,
-    PublishableFilterSet,
-    PublishableViewSet,
-    ReadOnlyViewSet,
-    VersionedModelSerializer,
-)
+from rlscaling.api.concurrency import PUBLISHING_FIELDS, VersionedModelSerializer
+from rlscaling.api.fields import ApiUrlField, HtmlUrlField
+from rlscaling.api.filters import PublishableFilterSet
+from rlscaling.api.viewsets import PublishableViewSet, ReadOnlyViewSet
 
-ITEM_FIELDS = [
-    "api_url",
-    "slug",
-    "name",
-    "description",
-    "order",
-    "status",
-    "published_at",
-    "created_at",
-    "updated_at",
-    "version",
-]
+ITEM_FIELDS = ["api_url", "slug", "name", "description", "order", *PUBLISHING_FIELDS]
 
 
 class DimensionSerializer(VersionedModelSerializer):
@@ -47,7 +32,7 @@ class LoopStageSerializer(VersionedModelSerializer):
 
 class LayerSerializer(VersionedModelSerializer):
     api_url = ApiUrlField("api:layer-detail")
-    html_url = serializers.SerializerMethodField(help_text="The layer's page on the site.")
+    html_url = HtmlUrlField(help_text="The layer's page on the site.")
 
     class Meta:
         model = Layer
@@ -60,9 +45,6 @@ class LayerSerializer(VersionedModelSerializer):
         ]
         read_only_fields = ["created_at", "updated_at"]
 
-    def get_html_url(self, layer) -> str | None:
-        return html_url(layer, self.context.get("request"))
-
 
 class AnalysisStepSerializer(serializers.ModelSerializer):
     class Meta:
@@ -72,7 +54,7 @@ class AnalysisStepSerializer(serializers.ModelSerializer):
 
 class AnalysisSerializer(serializers.ModelSerializer):
     api_url = ApiUrlField("api:analysis-detail")
-    html_url = serializers.SerializerMethodField()
+    html_url = HtmlUrlField()
     steps = AnalysisStepSerializer(many=True, read_only=True)
     version = serializers.IntegerField(read_only=True)
 
@@ -88,15 +70,8 @@ class AnalysisSerializer(serializers.ModelSerializer):
             "dek",
             "body",
             "steps",
-            "status",
-            "published_at",
-            "created_at",
-            "updated_at",
-            "version",
+            *PUBLISHING_FIELDS,
         ]
-
-    def get_html_url(self, analysis) -> str | None:
-        return html_url(analysis, self.context.get("request"))
 
 
 class DimensionFilterSet(PublishableFilterSet):

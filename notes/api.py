@@ -5,21 +5,18 @@ from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 from bottlenecks.models import Layer
-from citations.api import TagListField, html_url, visible_layers
 from citations.models import Paper
 from notes.models import CommunityPost, Question, ReportedFigure, ResearchNote
-from rlscaling.api import (
-    ApiUrlField,
-    IsoDateTimeFromToRangeFilter,
+from rlscaling.api.concurrency import PUBLISHING_FIELDS, VersionedModelSerializer
+from rlscaling.api.fields import ApiUrlField, HtmlUrlField, SlugReferenceField, TagListField
+from rlscaling.api.filters import (
     PublishableFilterSet,
-    PublishableViewSet,
-    SlugReferenceField,
     StrictBooleanFilter,
-    VersionedModelSerializer,
     YearFilter,
+    published_at_range,
+    visible_rows,
 )
-
-PUBLISHING_FIELDS = ["status", "published_at", "created_at", "updated_at", "version"]
+from rlscaling.api.viewsets import PublishableViewSet
 
 
 class ReportedFigureSerializer(serializers.ModelSerializer):
@@ -30,7 +27,7 @@ class ReportedFigureSerializer(serializers.ModelSerializer):
 
 class ResearchNoteSerializer(VersionedModelSerializer):
     api_url = ApiUrlField("api:researchnote-detail")
-    html_url = serializers.SerializerMethodField(help_text="The note's page on the site.")
+    html_url = HtmlUrlField(help_text="The note's page on the site.")
     summary = serializers.CharField(source="dek", help_text="Standfirst shown on cards and feeds.")
     papers = SlugReferenceField(
         many=True,
@@ -69,9 +66,6 @@ class ResearchNoteSerializer(VersionedModelSerializer):
         ]
         read_only_fields = ["created_at", "updated_at"]
         relations = ["papers", "layers", "tags"]
-
-    def get_html_url(self, note) -> str | None:
-        return html_url(note, self.context.get("request"))
 
 
 class CommunityPostSerializer(VersionedModelSerializer):
@@ -117,13 +111,14 @@ class QuestionSerializer(VersionedModelSerializer):
 class ResearchNoteFilterSet(PublishableFilterSet):
     tag = django_filters.CharFilter(field_name="tags__slug", help_text="A tag slug.")
     layer = django_filters.ModelChoiceFilter(
-        field_name="layers", to_field_name="slug", queryset=visible_layers, help_text="Layer slug."
+        field_name="layers",
+        to_field_name="slug",
+        queryset=visible_rows(Layer),
+        help_text="Layer slug.",
     )
     paper = django_filters.CharFilter(field_name="papers__slug", help_text="A paper slug.")
     is_featured = StrictBooleanFilter()
-    published_at = IsoDateTimeFromToRangeFilter(
-        help_text="Publication time range: `published_at_after`, `published_at_before`."
-    )
+    published_at = published_at_range()
 
     class Meta:
         model = ResearchNote

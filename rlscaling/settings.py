@@ -209,8 +209,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
-    "DEFAULT_SCHEMA_CLASS": "rlscaling.api.ApiSchema",
-    "EXCEPTION_HANDLER": "rlscaling.api.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "rlscaling.api.schema.ApiSchema",
+    "EXCEPTION_HANDLER": "rlscaling.api.errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",

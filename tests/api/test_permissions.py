@@ -13,7 +13,7 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from rlscaling.api_urls import router
+from rlscaling.api.urls import router
 from tests.factories import (
     USER_PASSWORD,
     CitationFactory,

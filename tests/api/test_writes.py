@@ -349,7 +349,7 @@ def test_if_match_star_and_weak_tags(editor_api, paper_url):
 def test_a_write_that_loses_the_race_is_refused(editor_api, paper_url, monkeypatch):
     """Between reading the row and saving it, another editor saves: the compare-and-swap
     on `version` refuses the second write (409) instead of overwriting the first."""
-    from rlscaling import api
+    from rlscaling.api import concurrency as api
 
     original = api.VersionedWritesMixin.submitted_version
 

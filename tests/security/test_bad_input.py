@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
 
 from bottlenecks.models import Layer
-from citations.api import HubFilterSet
+from citations.api.filters import HubFilterSet
 from citations.filters import CitingPaperFilter, ResearchIndexFilter
 from citations.models import Citation, Paper
 from notes.models import ResearchNote
-from rlscaling.api_urls import router
+from rlscaling.api.urls import router
 
 pytestmark = pytest.mark.django_db
 

@@ -7,15 +7,13 @@ from drf_spectacular.views import (
     SpectacularRedocView,
     SpectacularSwaggerSplitView,
 )
-from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.exceptions import Throttled, ValidationError
 from rest_framework.routers import DefaultRouter
-from rest_framework.throttling import AnonRateThrottle, ScopedRateThrottle
 
 from bottlenecks import api as bottlenecks_api
-from citations import api as citations_api
+from citations.api import views as citations_api
 from notes import api as notes_api
-from rlscaling.api import NotFoundView
+from rlscaling.api.auth import ObtainTokenView
+from rlscaling.api.errors import NotFoundView
 
 app_name = "api"
 
@@ -34,26 +32,6 @@ router.register("dimensions", bottlenecks_api.DimensionViewSet, basename="dimens
 router.register("loop-stages", bottlenecks_api.LoopStageViewSet, basename="loopstage")
 router.register("layers", bottlenecks_api.LayerViewSet, basename="layer")
 router.register("analyses", bottlenecks_api.AnalysisViewSet, basename="analysis")
-
-
-class ObtainTokenView(ObtainAuthToken):
-    """Trade an active account's username and password for its API token."""
-
-    throttle_classes = [AnonRateThrottle, ScopedRateThrottle]
-    throttle_scope = "token"
-
-    def post(self, request, *args, **kwargs):
-        try:
-            return super().post(request, *args, **kwargs)
-        except ValidationError:
-            # django-axes marks the request when this username and address are locked out.
-            if getattr(request, "axes_locked_out", False):
-                raise Throttled(
-                    detail="Too many failed attempts for this account from this address; "
-                    "try again later."
-                ) from None
-            raise
-
 
 # Swagger UI and Redoc come from drf-spectacular-sidecar's static files; their own inline
 # styles (and Redoc's web worker) need a little more than the site-wide policy allows.

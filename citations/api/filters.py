@@ -1,0 +1,102 @@
+import django_filters
+
+from bottlenecks.models import Layer
+from citations.identifiers import normalise_arxiv_id, normalise_doi
+from citations.models import Citation, CitationPolarity, CitationRole, Paper
+from rlscaling.api.filters import (
+    PublishableFilterSet,
+    StrictBooleanFilter,
+    YearFilter,
+    published_at_range,
+    visible_rows,
+)
+
+
+def role_filter(**kwargs):
+    return django_filters.ModelChoiceFilter(
+        to_field_name="slug", queryset=CitationRole.objects.all(), help_text="Role slug.", **kwargs
+    )
+
+
+def polarity_filter(**kwargs):
+    return django_filters.ModelChoiceFilter(
+        to_field_name="slug",
+        queryset=CitationPolarity.objects.all(),
+        help_text="Polarity slug.",
+        **kwargs,
+    )
+
+
+class PaperFilterSet(PublishableFilterSet):
+    tag = django_filters.CharFilter(field_name="tags__slug", help_text="A tag slug, e.g. `grpo`.")
+    layer = django_filters.ModelChoiceFilter(
+        field_name="layers",
+        to_field_name="slug",
+        queryset=visible_rows(Layer),
+        help_text="A layer slug, e.g. `rollouts`.",
+    )
+    year = YearFilter(field_name="publication_date", help_text="Publication year.")
+    publication_date = django_filters.DateFromToRangeFilter(
+        help_text="Publication date range: `publication_date_after`, `publication_date_before`."
+    )
+    is_canonical_reference = StrictBooleanFilter()
+    in_research_index = StrictBooleanFilter()
+    arxiv_id = django_filters.CharFilter(
+        method="filter_arxiv_id",
+        validators=[normalise_arxiv_id],
+        help_text="An arXiv id such as 2510.13786 (400 if malformed).",
+    )
+    doi = django_filters.CharFilter(
+        method="filter_doi",
+        validators=[normalise_doi],
+        help_text="A DOI such as 10.48550/arXiv.2510.13786 (400 if malformed).",
+    )
+    cited_by = django_filters.CharFilter(
+        method="filter_cited_by", help_text="Slug of a paper: only the papers it cites."
+    )
+    cites = django_filters.CharFilter(
+        method="filter_cites", help_text="Slug of a paper: only the papers citing it."
+    )
+
+    class Meta:
+        model = Paper
+        fields = []
+
+    def filter_arxiv_id(self, queryset, name, value):
+        return queryset.filter(arxiv_id=normalise_arxiv_id(value))
+
+    def filter_doi(self, queryset, name, value):
+        return queryset.filter(doi__iexact=normalise_doi(value))
+
+    def filter_cited_by(self, queryset, name, value):
+        edges = Citation.objects.visible_to(self.request.user).filter(citing_paper__slug=value)
+        return queryset.filter(pk__in=edges.values("cited_paper"))
+
+    def filter_cites(self, queryset, name, value):
+        edges = Citation.objects.visible_to(self.request.user).filter(cited_paper__slug=value)
+        return queryset.filter(pk__in=edges.values("citing_paper"))
+
+
+class CitationFilterSet(PublishableFilterSet):
+    citing = django_filters.CharFilter(
+        field_name="citing_paper__slug", help_text="Citing paper slug."
+    )
+    cited = django_filters.CharFilter(field_name="cited_paper__slug", help_text="Cited paper slug.")
+    role = role_filter()
+    polarity = polarity_filter()
+    is_representative = StrictBooleanFilter()
+    published_at = published_at_range()
+
+    class Meta:
+        model = Citation
+        fields = []
+
+
+class HubFilterSet(django_filters.FilterSet):
+    role = role_filter()
+    polarity = polarity_filter()
+    is_representative = StrictBooleanFilter()
+
+    class Meta:
+        model = Citation
+        fields = []

@@ -1,0 +1,284 @@
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils.text import slugify
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
+from taggit.models import Tag
+
+from bottlenecks.models import Layer
+from citations.identifiers import normalise_arxiv_id, normalise_doi
+from citations.models import Author, Authorship, Citation, CitationPolarity, CitationRole, Paper
+from rlscaling.api.concurrency import PUBLISHING_FIELDS, VersionedModelSerializer
+from rlscaling.api.fields import (
+    ApiUrlField,
+    HtmlUrlField,
+    NameListField,
+    SlugReferenceField,
+    TagListField,
+)
+
+
+class CitingCountsSerializer(serializers.Serializer):
+    total = serializers.IntegerField(help_text="Published papers citing this one.")
+    by_role = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Citation role slug → count."
+    )
+    by_polarity = serializers.DictField(
+        child=serializers.IntegerField(), help_text="Citation polarity slug → count."
+    )
+
+
+class PaperSerializer(VersionedModelSerializer):
+    api_url = ApiUrlField("api:paper-detail")
+    html_url = HtmlUrlField(help_text="The paper's hub page on the site.")
+    slug = serializers.SlugField(
+        max_length=200, required=False, help_text="Made from the title when left out."
+    )
+    authors = NameListField(200, source="author_names", help_text="Author names, in byline order.")
+    tags = TagListField(100, help_text="Tag names.")
+    layers = SlugReferenceField(
+        many=True,
+        required=False,
+        slug_field="slug",
+        queryset=Layer.objects.all(),
+        help_text="Slugs of the bottleneck layers it bears on.",
+    )
+    arxiv_url = serializers.CharField(read_only=True)
+    doi_url = serializers.CharField(read_only=True)
+    citing_counts = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Paper
+        fields = [
+            "api_url",
+            "html_url",
+            "slug",
+            "title",
+            "byline",
+            "authors",
+            "institution",
+            "publication_date",
+            "arxiv_id",
+            "arxiv_url",
+            "doi",
+            "doi_url",
+            "url",
+            "abstract",
+            "summary",
+            "is_canonical_reference",
+            "in_research_index",
+            "tags",
+            "layers",
+            "citing_counts",
+            *PUBLISHING_FIELDS,
+        ]
+        read_only_fields = ["created_at", "updated_at"]
+        relations = ["layers", "tags", "author_names"]
+        validators = []  # the identifier constraints are checked field by field below
+
+    @extend_schema_field(CitingCountsSerializer)
+    def get_citing_counts(self, paper):
+        roles, polarities = self.context["vocabulary"]
+        return {
+            "total": paper.cited_by_count,
+            "by_role": {role.slug: getattr(paper, f"cited_by_role_{role.pk}") for role in roles},
+            "by_polarity": {
+                p.slug: getattr(paper, f"cited_by_polarity_{p.pk}") for p in polarities
+            },
+        }
+
+    def _unique(self, field, value, label):
+        others = Paper.objects.filter(**{f"{field}__iexact": value})
+        if self.instance is not None:
+            others = others.exclude(pk=self.instance.pk)
+        other = others.only("slug").first()
+        if other is not None:
+            raise ValidationError(f"The paper “{other.slug}” already has this {label}.")
+        return value
+
+    def validate_slug(self, slug):
+        return self._unique("slug", slug, "slug")
+
+    def _unique_identifier(self, field, value, normalise, label):
+        """An optional identifier in its canonical form, refused if malformed or taken."""
+        if not value:
+            return ""
+        try:
+            value = normalise(value)
+        except DjangoValidationError as error:
+            raise ValidationError(error.messages) from None
+        return self._unique(field, value, label)
+
+    def validate_arxiv_id(self, value):
+        return self._unique_identifier("arxiv_id", value, normalise_arxiv_id, "arXiv id")
+
+    def validate_doi(self, value):
+        return self._unique_identifier("doi", value, normalise_doi, "DOI")
+
+    def validate_tags(self, names):
+        for name in names:
+            if not slugify(name):
+                raise ValidationError(f"“{name}” has no letters or digits to make a tag of.")
+        return names
+
+    def validate(self, attrs):
+        if self.instance is None and not attrs.get("slug"):
+            slug = slugify(attrs.get("title", ""))[:200].strip("-")
+            if not slug:
+                raise ValidationError({"slug": ["Give a slug: none can be made from the title."]})
+            try:
+                attrs["slug"] = self._unique("slug", slug, "slug")
+            except ValidationError as error:
+                raise ValidationError({"slug": error.detail}) from None
+        return attrs
+
+    def save_many_to_many(self, paper, values):
+        names = values.pop("author_names", None)
+        super().save_many_to_many(paper, values)
+        if names is not None:
+            paper.authorships.all().delete()
+            authors = {author.name: author for author in Author.objects.filter(name__in=names)}
+            for name in names:
+                if name not in authors:
+                    authors[name], _ = Author.objects.get_or_create(name=name)
+            Authorship.objects.bulk_create(
+                Authorship(paper=paper, author=authors[name], position=position)
+                for position, name in enumerate(names)
+            )
+
+
+class VocabularySerializer(serializers.ModelSerializer):
+    class Meta:
+        fields = ["slug", "name", "description", "order"]
+
+
+class CitationRoleSerializer(VocabularySerializer):
+    api_url = ApiUrlField("api:citationrole-detail")
+
+    class Meta(VocabularySerializer.Meta):
+        model = CitationRole
+        fields = ["api_url", *VocabularySerializer.Meta.fields]
+
+
+class CitationPolaritySerializer(VocabularySerializer):
+    api_url = ApiUrlField("api:citationpolarity-detail")
+
+    class Meta(VocabularySerializer.Meta):
+        model = CitationPolarity
+        fields = ["api_url", *VocabularySerializer.Meta.fields]
+
+
+def vocabulary_field(model, label):
+    return SlugReferenceField(
+        slug_field="slug",
+        queryset=model.objects.all(),
+        allow_null=True,
+        required=False,
+        error_messages={"does_not_exist": f"No citation {label} has the slug “{{value}}”."},
+        help_text=f"Citation {label} slug, or null when unclassified.",
+    )
+
+
+def paper_field(help_text):
+    return SlugReferenceField(
+        slug_field="slug",
+        queryset=Paper.objects.all(),
+        error_messages={"does_not_exist": "No paper has the slug “{value}”."},
+        help_text=help_text,
+    )
+
+
+class CitationSerializer(VersionedModelSerializer):
+    api_url = ApiUrlField("api:citation-detail", lookup_field="pk")
+    citing_paper = paper_field("Slug of the paper that cites.")
+    citing_title = serializers.CharField(source="citing_paper.title", read_only=True)
+    cited_paper = paper_field("Slug of the paper that is cited.")
+    cited_title = serializers.CharField(source="cited_paper.title", read_only=True)
+    role = vocabulary_field(CitationRole, "role")
+    polarity = vocabulary_field(CitationPolarity, "polarity")
+
+    class Meta:
+        model = Citation
+        fields = [
+            "id",
+            "api_url",
+            "citing_paper",
+            "citing_title",
+            "cited_paper",
+            "cited_title",
+            "role",
+            "polarity",
+            "context",
+            "is_representative",
+            *PUBLISHING_FIELDS,
+        ]
+        read_only_fields = ["created_at", "updated_at"]
+        # The edge constraints are checked in validate() with field-level messages.
+        validators = []
+
+    def validate(self, attrs):
+        def current(name):
+            if name in attrs:
+                return attrs[name]
+            return getattr(self.instance, name, None)
+
+        citing, cited = current("citing_paper"), current("cited_paper")
+        if citing is not None and cited is not None:
+            if citing.pk == cited.pk:
+                raise ValidationError({"cited_paper": ["A paper cannot cite itself."]})
+            existing = Citation.objects.filter(citing_paper=citing, cited_paper=cited)
+            if self.instance is not None:
+                existing = existing.exclude(pk=self.instance.pk)
+            if existing.exists():
+                raise ValidationError(
+                    {"cited_paper": [f"“{citing.slug}” already cites “{cited.slug}”."]}
+                )
+        return attrs
+
+
+class CitingPaperSerializer(serializers.ModelSerializer):
+    api_url = ApiUrlField("api:paper-detail")
+    html_url = HtmlUrlField()
+
+    class Meta:
+        model = Paper
+        fields = ["api_url", "html_url", "slug", "title", "byline", "publication_date", "arxiv_id"]
+
+
+class HubCitationSerializer(serializers.ModelSerializer):
+    """One edge into the hub paper, with the citing paper."""
+
+    citing_paper = CitingPaperSerializer()
+    role = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    polarity = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+
+    class Meta:
+        model = Citation
+        fields = ["id", "citing_paper", "role", "polarity", "context", "is_representative"]
+
+
+class SummaryRowSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    count = serializers.IntegerField()
+    percent = serializers.IntegerField(help_text="Share of the classified citing papers.")
+
+
+class CitationSummarySerializer(serializers.Serializer):
+    total = serializers.IntegerField(help_text="Published papers citing it.")
+    classified = serializers.IntegerField(help_text="Of those, how many have a role.")
+    roles = SummaryRowSerializer(many=True)
+    polarities = SummaryRowSerializer(many=True)
+
+
+class TagSerializer(serializers.ModelSerializer):
+    api_url = ApiUrlField("api:tag-detail")
+    # taggit's slugs keep letters such as ø, which the JSON Schema pattern of a SlugField
+    # (ECMA-262 `\w`, ASCII only) would refuse.
+    slug = serializers.CharField(read_only=True)
+    paper_count = serializers.IntegerField(read_only=True)
+    note_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Tag
+        fields = ["api_url", "slug", "name", "paper_count", "note_count"]

@@ -1,0 +1,218 @@
+import datetime
+import functools
+
+from django.contrib.contenttypes.models import ContentType
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import Count, Max, OuterRef, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.shortcuts import get_object_or_404
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import generics, serializers
+from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
+from taggit.models import Tag, TaggedItem
+
+from citations.api.filters import CitationFilterSet, HubFilterSet, PaperFilterSet
+from citations.api.serializers import (
+    CitationPolaritySerializer,
+    CitationRoleSerializer,
+    CitationSerializer,
+    CitationSummarySerializer,
+    CitingPaperSerializer,
+    HubCitationSerializer,
+    PaperSerializer,
+    TagSerializer,
+)
+from citations.identifiers import normalise_arxiv_id, normalise_doi
+from citations.models import Citation, CitationPolarity, CitationRole, Paper
+from notes.models import ResearchNote
+from rlscaling.api.conditional import ConditionalGetMixin
+from rlscaling.api.pagination import CursorPagination
+from rlscaling.api.permissions import EditorsWrite
+from rlscaling.api.viewsets import PublishableViewSet, ReadOnlyViewSet
+
+
+class PaperViewSet(PublishableViewSet):
+    """Papers, with authors, identifiers, tags, layers and counts of the papers citing them.
+
+    Cursor-paginated, newest publication first. Look one up by slug, by arXiv id
+    (`by-arxiv/<id>/`) or by DOI (`by-doi/<doi>/`).
+    """
+
+    queryset = Paper.objects.all()
+    serializer_class = PaperSerializer
+    pagination_class = CursorPagination
+    filterset_class = PaperFilterSet
+    ordering_fields = ["publication_date", "title", "cited_by_count", "created_at", "updated_at"]
+    ordering_aliases = {"publication_date": "publication_sort_date"}
+    ordering = ["-publication_date"]
+    search_fields = ["title", "byline", "institution", "summary", "abstract"]
+
+    @functools.cached_property
+    def vocabulary(self):
+        return list(CitationRole.objects.all()), list(CitationPolarity.objects.all())
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "vocabulary": self.vocabulary}
+
+    def decorate(self, queryset):
+        roles, polarities = self.vocabulary
+        return (
+            queryset.for_listing()
+            .with_citation_counts(roles, polarities)
+            # Undated papers sort as the oldest, so the cursor has a value to compare.
+            .annotate(publication_sort_date=Coalesce("publication_date", Value(datetime.date.min)))
+        )
+
+    def get_last_modified(self, paper):
+        latest_edge = paper.public_citations_received().aggregate(latest=Max("updated_at"))
+        return max(filter(None, [paper.updated_at, latest_edge["latest"]]))
+
+    def detail_for(self, field, value, normalise, lookup):
+        """The paper whose identifier `field` is `value` (normalised; 400 if malformed)."""
+        try:
+            value = normalise(value)
+        except DjangoValidationError as error:
+            raise ValidationError({field: error.messages}) from None
+        self.kwargs[lookup] = value
+        self.lookup_field = self.lookup_url_kwarg = lookup
+        return self.retrieve(self.request)
+
+    @extend_schema(summary="A paper by its arXiv id", responses=PaperSerializer)
+    @action(detail=False, url_path=r"by-arxiv/(?P<arxiv_id>.+)", filter_backends=[])
+    def by_arxiv(self, request, arxiv_id):
+        return self.detail_for("arxiv_id", arxiv_id, normalise_arxiv_id, "arxiv_id")
+
+    @extend_schema(summary="A paper by its DOI", responses=PaperSerializer)
+    @action(detail=False, url_path=r"by-doi/(?P<doi>.+)", filter_backends=[])
+    def by_doi(self, request, doi):
+        return self.detail_for("doi", doi, normalise_doi, "doi__iexact")
+
+
+class HubCursorPagination(CursorPagination):
+    # Newest citing papers first, as on the hub page.
+    ordering = ("-citing_sort_date", "pk")
+
+
+class PaperCitationsView(ConditionalGetMixin, generics.ListAPIView):
+    """A paper's hub: counts of citing papers by role and polarity, and the citing papers
+    themselves (cursor-paginated, newest first, filterable by role and polarity). The same
+    public figures the hub page shows."""
+
+    serializer_class = HubCitationSerializer
+    pagination_class = HubCursorPagination
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = HubFilterSet
+    permission_classes = [EditorsWrite]
+
+    @functools.cached_property
+    def paper(self):
+        return get_object_or_404(
+            Paper.objects.visible_to(self.request.user), slug=self.kwargs["slug"]
+        )
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Citation.objects.none()
+        return self.paper.citing_citations().annotate(
+            citing_sort_date=Coalesce("citing_paper__publication_date", Value(datetime.date.min))
+        )
+
+    @extend_schema(
+        responses=inline_serializer(
+            "PaperHub",
+            {
+                "paper": CitingPaperSerializer(),
+                "summary": CitationSummarySerializer(),
+                "next": serializers.URLField(allow_null=True),
+                "previous": serializers.URLField(allow_null=True),
+                "results": HubCitationSerializer(many=True),
+            },
+        )
+    )
+    def get(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        response = self.get_paginated_response(self.get_serializer(page, many=True).data)
+        summary = self.paper.citation_summary()
+        response.data = {
+            "paper": CitingPaperSerializer(self.paper, context=self.get_serializer_context()).data,
+            "summary": CitationSummarySerializer(summary).data,
+            **response.data,
+        }
+        return response
+
+
+class CitationViewSet(PublishableViewSet):
+    """Citation edges: `citing_paper` cites `cited_paper`, in a role, with a polarity.
+    Cursor-paginated, newest edges first."""
+
+    queryset = Citation.objects.all()
+    serializer_class = CitationSerializer
+    pagination_class = CursorPagination
+    filterset_class = CitationFilterSet
+    search_fields = ["context", "citing_paper__title", "cited_paper__title"]
+    ordering_fields = ["id", "created_at", "updated_at"]
+    ordering = ["-id"]
+    lookup_field = "pk"
+    lookup_value_regex = r"[0-9]+"
+
+    def decorate(self, queryset):
+        return queryset.select_related("citing_paper", "cited_paper", "role", "polarity")
+
+
+class VocabularyViewSet(ReadOnlyViewSet):
+    search_fields = ["name", "description"]
+    ordering_fields = ["order", "name"]
+    ordering = ["order", "name"]
+
+
+class CitationRoleViewSet(VocabularyViewSet):
+    """Why a paper is cited: background, method, comparison, extension."""
+
+    queryset = CitationRole.objects.all()
+    serializer_class = CitationRoleSerializer
+
+
+class CitationPolarityViewSet(VocabularyViewSet):
+    """How the citing paper stands towards the cited one."""
+
+    queryset = CitationPolarity.objects.all()
+    serializer_class = CitationPolaritySerializer
+
+
+def tagged_count(model, user):
+    """Per tag, how many rows of `model` visible to `user` carry it (a correlated subquery)."""
+    items = (
+        TaggedItem.objects.filter(
+            tag=OuterRef("pk"),
+            content_type=ContentType.objects.get_for_model(model),
+            object_id__in=model.objects.visible_to(user).values("pk"),
+        )
+        .order_by()
+        .values("tag")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(items), 0)
+
+
+class TagViewSet(ReadOnlyViewSet):
+    """Tags on papers and research notes, with how many of each carry them."""
+
+    queryset = Tag.objects.all()
+    serializer_class = TagSerializer
+    lookup_value_regex = r"[-\w]+"  # taggit keeps letters such as ø in slugs
+    search_fields = ["name"]
+    ordering_fields = ["name", "paper_count", "note_count"]
+    ordering = ["name"]
+
+    def get_queryset(self):
+        user = self.request.user
+        return (
+            Tag.objects.annotate(
+                paper_count=tagged_count(Paper, user), note_count=tagged_count(ResearchNote, user)
+            )
+            .exclude(paper_count=0, note_count=0)
+            .order_by("name")
+        )

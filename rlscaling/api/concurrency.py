@@ -1,0 +1,133 @@
+"""Optimistic concurrency for editorial rows, on the view side (If-Match, `version`) and on the
+serializer side (the compare-and-swap save)."""
+
+from django.db import transaction
+from django.utils.cache import parse_etags
+from rest_framework import exceptions, serializers, status
+from rest_framework.response import Response
+
+from rlscaling.api.conditional import etag_for
+from rlscaling.api.errors import Conflict, PreconditionFailed, stale_message
+
+# The fields every editorial row shows, last in each representation.
+PUBLISHING_FIELDS = ["status", "published_at", "created_at", "updated_at", "version"]
+
+
+class VersionedWritesMixin:
+    """Optimistic concurrency for editorial rows.
+
+    A PUT/PATCH/DELETE carrying `If-Match` proceeds only if it matches the current ETag
+    (else 412); a PUT/PATCH carrying `version` only if that is the stored version (else 409).
+    The save itself is a compare-and-swap on the version (`Publishable.save_if_version`), so a
+    write that loses a race is refused with 409 too, and nothing is changed.
+    """
+
+    def check_if_match(self, request, instance):
+        header = request.headers.get("If-Match")
+        if not header:
+            return
+        tags = parse_etags(header)
+        if tags == ["*"]:
+            return
+        current = etag_for(self.get_serializer(instance).data)
+        # If-Match uses the strong comparison: weak validators never match.
+        if current not in [tag for tag in tags if not tag.startswith("W/")]:
+            raise PreconditionFailed(
+                "The resource changed since you fetched it: its ETag is now "
+                f"{current}. Fetch it again and reapply your change."
+            )
+
+    def submitted_version(self, request, instance):
+        data = request.data
+        if not hasattr(data, "get") or data.get("version") in (None, ""):
+            return instance.version
+        submitted = data.get("version")
+        if isinstance(submitted, bool):
+            submitted = None
+        try:
+            submitted = int(submitted)
+        except (TypeError, ValueError, OverflowError):
+            raise exceptions.ValidationError(
+                {"version": ["A valid integer is required."]}
+            ) from None
+        if submitted != instance.version:
+            raise Conflict(stale_message(submitted, instance.version))
+        return submitted
+
+    def update(self, request, *args, **kwargs):
+        partial = kwargs.pop("partial", False)
+        with transaction.atomic():
+            instance = self.get_object()
+            self.check_if_match(request, instance)
+            expected = self.submitted_version(request, instance)
+            serializer = self.get_serializer(instance, data=request.data, partial=partial)
+            serializer.is_valid(raise_exception=True)
+            instance = serializer.save(expected_version=expected)
+        return Response(self.get_serializer(self.refetch(instance)).data)
+
+    def refetch(self, instance):
+        """The saved row again, with the annotations and prefetches the serializer needs.
+        Not through `visible_to`: who may add a draft but not view drafts still gets back the
+        row they just wrote."""
+        return self.decorate(type(instance)._default_manager.filter(pk=instance.pk)).get()
+
+    def create(self, request, *args, **kwargs):
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        with transaction.atomic():
+            instance = serializer.save()
+        data = self.get_serializer(self.refetch(instance)).data
+        # str(): the value is a DRF Hyperlink, and wsgiref accepts only exact str headers.
+        headers = {"Location": str(data["api_url"])} if "api_url" in data else {}
+        return Response(data, status=status.HTTP_201_CREATED, headers=headers)
+
+    def destroy(self, request, *args, **kwargs):
+        with transaction.atomic():
+            instance = self.get_object()
+            self.check_if_match(request, instance)
+            instance.delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class VersionedModelSerializer(serializers.ModelSerializer):
+    """Saves through the compare-and-swap on `version`; `version` is read-only."""
+
+    version = serializers.IntegerField(
+        read_only=True,
+        help_text="Bumped on every save. Send it back on PUT/PATCH to refuse stale edits (409).",
+    )
+
+    def save(self, **kwargs):
+        self._expected_version = kwargs.pop("expected_version", None)
+        return super().save(**kwargs)
+
+    def save_instance(self, instance):
+        expected = getattr(self, "_expected_version", None)
+        if instance.pk is None or expected is None:
+            instance.save()
+        else:
+            instance.save_if_version(expected)
+
+    def update(self, instance, validated_data):
+        many_to_many = self.pop_many_to_many(validated_data)
+        for attr, value in validated_data.items():
+            setattr(instance, attr, value)
+        self.save_instance(instance)
+        self.save_many_to_many(instance, many_to_many)
+        return instance
+
+    def create(self, validated_data):
+        many_to_many = self.pop_many_to_many(validated_data)
+        instance = self.Meta.model(**validated_data)
+        instance.save()
+        self.save_many_to_many(instance, many_to_many)
+        return instance
+
+    def pop_many_to_many(self, validated_data):
+        """Values for the relations named in `Meta.relations`, set after the row is saved."""
+        names = getattr(self.Meta, "relations", ())
+        return {name: validated_data.pop(name) for name in names if name in validated_data}
+
+    def save_many_to_many(self, instance, values):
+        for name, value in values.items():
+            getattr(instance, name).set(value)

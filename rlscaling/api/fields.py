@@ -1,0 +1,58 @@
+"""Serializer fields the apps share."""
+
+from django.urls import NoReverseMatch
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+
+class ApiUrlField(serializers.HyperlinkedIdentityField):
+    """The row's own address in this API."""
+
+    def __init__(self, view_name, lookup_field="slug", **kwargs):
+        kwargs.setdefault("help_text", "This resource in the API.")
+        super().__init__(view_name=view_name, lookup_field=lookup_field, **kwargs)
+
+
+@extend_schema_field({"type": "string", "nullable": True})
+class HtmlUrlField(serializers.Field):
+    """The row's public page on the site, or null while that page is not wired up."""
+
+    def __init__(self, **kwargs):
+        super().__init__(source="*", read_only=True, **kwargs)
+
+    def to_representation(self, instance):
+        try:
+            path = instance.get_absolute_url()
+        except NoReverseMatch:
+            return None
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
+
+
+class SlugReferenceField(serializers.SlugRelatedField):
+    """A reference to another row by its slug; one with a NUL byte matches nothing (and never
+    reaches PostgreSQL, which refuses NUL in text)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and "\x00" in data:
+            self.fail("does_not_exist", slug_name=self.slug_field, value=data.replace("\x00", ""))
+        return super().to_internal_value(data)
+
+
+class NameListField(serializers.ListField):
+    """An ordered list of distinct names (authors, tags)."""
+
+    def __init__(self, max_length, **kwargs):
+        kwargs.setdefault("required", False)
+        super().__init__(child=serializers.CharField(max_length=max_length), **kwargs)
+
+    def to_internal_value(self, data):
+        names = super().to_internal_value(data)
+        if len({name.casefold() for name in names}) != len(names):
+            raise serializers.ValidationError("Each name may appear only once.")
+        return names
+
+
+class TagListField(NameListField):
+    def get_attribute(self, instance):
+        return sorted(tag.name for tag in instance.tags.all())

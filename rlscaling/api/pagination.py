@@ -1,0 +1,30 @@
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import DatabaseError
+from rest_framework import exceptions, pagination
+
+
+class PageNumberPagination(pagination.PageNumberPagination):
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+class CursorPagination(pagination.CursorPagination):
+    """Cursor pagination over the view's ordering (see filters.OrderingFilter), which always
+    ends in the primary key, so pages are stable while rows are added."""
+
+    page_size_query_param = "page_size"
+    max_page_size = 100
+    ordering = ("-pk",)
+
+    def paginate_queryset(self, queryset, request, view=None):
+        try:
+            return super().paginate_queryset(queryset, request, view)
+        except (DjangoValidationError, ValueError, TypeError, OverflowError, DatabaseError):
+            # A tampered cursor whose position does not fit the ordering field.
+            raise exceptions.NotFound(self.invalid_cursor_message) from None
+
+    def decode_cursor(self, request):
+        try:
+            return super().decode_cursor(request)
+        except (UnicodeError, ValueError, TypeError):
+            raise exceptions.NotFound(self.invalid_cursor_message) from None

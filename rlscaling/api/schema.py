@@ -1,0 +1,59 @@
+"""The OpenAPI schema: drf-spectacular's, plus what every operation here can answer."""
+
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+
+from rlscaling.api.errors import ErrorSerializer
+
+
+class ApiSchema(AutoSchema):
+    """drf-spectacular's schema, plus the error responses and conditional-request headers
+    every operation here can produce."""
+
+    def _get_response_bodies(self, direction="response"):
+        responses = super()._get_response_bodies(direction)
+        if direction != "response":
+            return responses
+        errors = {
+            "400": "Invalid input: a bad filter value, body or identifier.",
+            "401": "Credentials missing or refused (e.g. the token of a deactivated account).",
+            "403": "Authenticated, but without the permission this needs.",
+            "404": "No such resource, or not visible to you (drafts).",
+            "429": "Too many requests; see Retry-After.",
+        }
+        if self.method in ("PUT", "PATCH", "DELETE"):
+            errors["409"] = "Stale `version` in the body, or a conflicting concurrent write."
+            errors["412"] = "If-Match did not match the current ETag."
+        elif self.method == "POST":
+            errors["409"] = "A conflicting concurrent write."
+        for code, description in errors.items():
+            documented = OpenApiResponse(ErrorSerializer, description=description)
+            responses.setdefault(code, self._get_response_for_code(documented, code))
+        if self.method == "GET":
+            responses.setdefault("304", {"description": "Not modified (If-None-Match matched)."})
+        return responses
+
+    def get_override_parameters(self):
+        parameters = list(super().get_override_parameters())
+        if self.method == "GET" and not self._is_schema_or_docs():
+            parameters.append(
+                OpenApiParameter(
+                    "If-None-Match",
+                    str,
+                    OpenApiParameter.HEADER,
+                    description="An ETag from an earlier response: 304 if unchanged.",
+                )
+            )
+        if self.method in ("PUT", "PATCH", "DELETE"):
+            parameters.append(
+                OpenApiParameter(
+                    "If-Match",
+                    str,
+                    OpenApiParameter.HEADER,
+                    description="The ETag you fetched: 412 if the resource changed since.",
+                )
+            )
+        return parameters
+
+    def _is_schema_or_docs(self):
+        return self.path.endswith(("/schema/", "/docs/", "/redoc/"))

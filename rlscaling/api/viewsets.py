@@ -1,0 +1,35 @@
+"""The defaults of an API resource: permissions, filters, pagination, slug lookups."""
+
+from rest_framework import viewsets
+
+from rlscaling.api.concurrency import VersionedWritesMixin
+from rlscaling.api.conditional import ConditionalGetMixin
+from rlscaling.api.filters import FILTER_BACKENDS
+from rlscaling.api.pagination import PageNumberPagination
+from rlscaling.api.permissions import EditorsWrite
+
+
+class ReadOnlyViewSet(ConditionalGetMixin, viewsets.ReadOnlyModelViewSet):
+    permission_classes = [EditorsWrite]
+    filter_backends = FILTER_BACKENDS
+    pagination_class = PageNumberPagination
+    lookup_field = "slug"
+    lookup_value_regex = r"[-a-zA-Z0-9_]+"
+
+
+class PublishableViewSet(ConditionalGetMixin, VersionedWritesMixin, viewsets.ModelViewSet):
+    """An editorial resource: drafts only for those who may view them; writes for editors."""
+
+    permission_classes = [EditorsWrite]
+    filter_backends = FILTER_BACKENDS
+    pagination_class = PageNumberPagination
+    lookup_field = "slug"
+    lookup_value_regex = r"[-a-zA-Z0-9_]+"
+    http_method_names = ["get", "post", "put", "patch", "delete", "head", "options"]
+
+    def get_queryset(self):
+        return self.decorate(self.queryset.model.objects.visible_to(self.request.user))
+
+    def decorate(self, queryset):
+        """The annotations and prefetches the serializer needs; override per resource."""
+        return queryset
