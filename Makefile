@@ -18,8 +18,8 @@ LOCK_ARGS := --generate-hashes --universal --python-version 3.11 --quiet $(UPGRA
 
 # A venv made by a Python older than 3.11 (or whose Python is gone) is rebuilt, not reused.
 ifneq ($(wildcard $(VENV)),)
-ifneq ($(shell $(BIN)/python -c 'import sys; print(sys.version_info >= (3, 11))' 2>/dev/null),True)
-$(info ==> $(VENV) was made by $(or $(shell $(BIN)/python --version 2>&1),a Python that is gone); Python 3.11+ is needed: rebuilding it)
+ifneq ($(shell { $(BIN)/python -c 'import sys; print(sys.version_info >= (3, 11))'; } 2>/dev/null),True)
+$(info ==> $(VENV) was made by $(or $(shell { $(BIN)/python --version; } 2>/dev/null),a Python that is gone); Python 3.11+ is needed: rebuilding it)
 $(shell rm -rf $(VENV))
 endif
 endif

@@ -119,3 +119,52 @@ def test_each_log_line_is_printed_once():
     )  # fmt: skip
     for marker in ("request-marker", "info-marker", "app-marker", "server-marker"):
         assert result.stderr.count(marker) == 1, result.stderr
+
+
+def children_of(pid):
+    """Every process below pid (from /proc), with its command line."""
+    found, frontier = {}, [pid]
+    while frontier:
+        parent = frontier.pop()
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                cmdline = (stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except (OSError, IndexError):
+                continue
+            if int(fields[1]) == parent:
+                child = int(stat.parent.name)
+                found[child] = cmdline
+                frontier.append(child)
+    return found
+
+
+def test_make_run_serves_beside_a_worker_and_a_kill_stops_them_all(tmp_path):
+    """`manage.py devserver` (what `make run` runs): the site answers on the port, with
+    `db_worker` beside runserver when the project has a task queue; SIGTERM stops every child."""
+    from django.core.management import get_commands
+
+    port = free_port()
+    env = clean_env(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    devserver = subprocess.Popen(
+        [sys.executable, "manage.py", "devserver", "--port", str(port)],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        for _ in range(600):
+            try:
+                header, page = fetch(f"http://127.0.0.1:{port}/research/")
+                break
+            except OSError:
+                assert devserver.poll() is None, "devserver stopped"
+                time.sleep(0.2)
+        assert "The Art of Scaling" in page
+        children = children_of(devserver.pid)
+        assert any("runserver" in command for command in children.values())
+        has_worker = any("db_worker" in command for command in children.values())
+        assert has_worker == ("db_worker" in get_commands())
+    finally:
+        devserver.terminate()
+        devserver.wait(timeout=30)
+    time.sleep(0.5)
+    assert not [pid for pid in children if Path(f"/proc/{pid}").exists()]

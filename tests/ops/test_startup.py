@@ -145,3 +145,19 @@ def test_create_editor_refuses_a_weak_password_and_makes_an_editor(monkeypatch, 
     assert alice.groups.filter(name=EDITORS_GROUP).exists()
     assert alice.check_password("a-long-editor-passphrase")
     assert "too short" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["load_demo"],
+        ["generate_corpus", "--papers", "5", "--citations", "5", "--hubs", "1"],
+        ["shell", "--command", "pass"],  # an update() or raw SQL typed there announces nothing
+    ],
+)
+def test_write_commands_make_cached_pages_stale(demo, command):
+    from rlscaling.caching import current_generation
+
+    before = current_generation()
+    call_command(*command)
+    assert current_generation() != before
