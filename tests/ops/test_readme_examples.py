@@ -60,3 +60,14 @@ def test_a_readme_url_works_on_the_demo_content(demo, url):
     assert response.status_code in (200, 301, 302, 405), (url, response.status_code)
     if response.status_code == 405:
         assert url.startswith(f"{API}auth/"), url
+
+
+def test_readme_commands_use_the_venv():
+    """`python manage.py ...` without the venv fails on a fresh machine (no Django there)."""
+    text = README.read_text()
+    blocks = re.findall(r"```sh\n(.*?)```", text, flags=re.S)
+    commands = re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", "", text, flags=re.S))
+    commands += [line.strip() for block in blocks for line in block.splitlines()]
+    bare = re.compile(r"^(\w+=\S+ )*(python3? |pytest |ruff |pre-commit |django-admin )")
+    offenders = [command for command in commands if bare.match(command)]
+    assert not offenders, offenders
