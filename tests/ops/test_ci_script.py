@@ -36,8 +36,7 @@ def check(path, **env):
     return subprocess.run(
         ["bash", ".ci/run", "--check"],
         cwd=ROOT,
-        env={"HOME": os.environ.get("HOME", "/tmp"), "PATH": path, "PYTHON": sys.executable}
-        | env,
+        env={"HOME": os.environ.get("HOME", "/tmp"), "PATH": path, "PYTHON": sys.executable} | env,
         capture_output=True,
         text=True,
         timeout=60,
