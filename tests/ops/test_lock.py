@@ -49,3 +49,9 @@ def test_every_dependency_is_pinned_within_its_range(lock, requirements):
 def test_the_site_and_test_locks_agree():
     site, test = pins("app.txt"), pins("test.txt")
     assert {name: test.get(name) for name in site} == site
+
+
+def test_make_run_installs_no_test_tools():
+    site = pins("app.txt")
+    for tool in ("playwright", "schemathesis", "hypothesis", "pytest", "ruff", "factory-boy"):
+        assert tool not in site, f"{tool} is in requirements/app.txt, which `make run` installs"
