@@ -12,7 +12,9 @@ seen by every process that can change the content: with Redis (`REDIS_URL`) it l
 with local memory it lives in a file named after the database (the mtime of
 `$TMPDIR/rlscaling-page-generation-<hash>`), so runserver, a shell, a management command or a
 task worker on this machine invalidate each other's pages at once. Only an in-memory SQLite
-database (the tests), which no other process can change, keeps it in the process.
+database (the tests), which no other process can change, keeps it in the process. Saves,
+deletes and m2m changes bump it through signals; every `manage.py` command bumps it when it
+ends (manage.py), for what no signal announces: update(), raw SQL, flush, a data migration.
 `PAGE_CACHE_SECONDS` (default 300) bounds how long a page can miss a change no save
 announces, such as a scheduled `published_at` coming due.
 """

@@ -152,7 +152,6 @@ def test_create_editor_refuses_a_weak_password_and_makes_an_editor(monkeypatch, 
     [
         ["load_demo"],
         ["generate_corpus", "--papers", "5", "--citations", "5", "--hubs", "1"],
-        ["shell", "--command", "pass"],  # an update() or raw SQL typed there announces nothing
     ],
 )
 def test_write_commands_make_cached_pages_stale(demo, command):
