@@ -1,6 +1,7 @@
 """The API over the framework: dimensions, loop stages, layers and the Bottleneck Map."""
 
 from django.db.models import Prefetch
+from django_filters.filterset import filterset_factory
 from rest_framework import serializers
 
 from bottlenecks.models import Analysis, AnalysisStep, Dimension, Layer, LoopStage
@@ -12,22 +13,23 @@ from rlscaling.api.viewsets import PublishableViewSet, ReadOnlyViewSet
 ITEM_FIELDS = ["api_url", "slug", "name", "description", "order", *PUBLISHING_FIELDS]
 
 
-class DimensionSerializer(VersionedModelSerializer):
+class FrameworkItemSerializer(VersionedModelSerializer):
+    class Meta:
+        fields = ITEM_FIELDS
+
+
+class DimensionSerializer(FrameworkItemSerializer):
     api_url = ApiUrlField("api:dimension-detail")
 
-    class Meta:
+    class Meta(FrameworkItemSerializer.Meta):
         model = Dimension
-        fields = ITEM_FIELDS
-        read_only_fields = ["created_at", "updated_at"]
 
 
-class LoopStageSerializer(VersionedModelSerializer):
+class LoopStageSerializer(FrameworkItemSerializer):
     api_url = ApiUrlField("api:loopstage-detail")
 
-    class Meta:
+    class Meta(FrameworkItemSerializer.Meta):
         model = LoopStage
-        fields = ITEM_FIELDS
-        read_only_fields = ["created_at", "updated_at"]
 
 
 class LayerSerializer(VersionedModelSerializer):
@@ -43,7 +45,6 @@ class LayerSerializer(VersionedModelSerializer):
             "diagnostic_question",
             *ITEM_FIELDS[3:],
         ]
-        read_only_fields = ["created_at", "updated_at"]
 
 
 class AnalysisStepSerializer(serializers.ModelSerializer):
@@ -74,24 +75,6 @@ class AnalysisSerializer(serializers.ModelSerializer):
         ]
 
 
-class DimensionFilterSet(PublishableFilterSet):
-    class Meta:
-        model = Dimension
-        fields = []
-
-
-class LoopStageFilterSet(PublishableFilterSet):
-    class Meta:
-        model = LoopStage
-        fields = []
-
-
-class LayerFilterSet(PublishableFilterSet):
-    class Meta:
-        model = Layer
-        fields = []
-
-
 class FrameworkViewSet(PublishableViewSet):
     search_fields = ["name", "description"]
     ordering_fields = ["order", "name", "updated_at"]
@@ -103,7 +86,7 @@ class DimensionViewSet(FrameworkViewSet):
 
     queryset = Dimension.objects.all()
     serializer_class = DimensionSerializer
-    filterset_class = DimensionFilterSet
+    filterset_class = filterset_factory(Dimension, PublishableFilterSet)
 
 
 class LoopStageViewSet(FrameworkViewSet):
@@ -111,7 +94,7 @@ class LoopStageViewSet(FrameworkViewSet):
 
     queryset = LoopStage.objects.all()
     serializer_class = LoopStageSerializer
-    filterset_class = LoopStageFilterSet
+    filterset_class = filterset_factory(LoopStage, PublishableFilterSet)
 
 
 class LayerViewSet(FrameworkViewSet):
@@ -119,7 +102,7 @@ class LayerViewSet(FrameworkViewSet):
 
     queryset = Layer.objects.all()
     serializer_class = LayerSerializer
-    filterset_class = LayerFilterSet
+    filterset_class = filterset_factory(Layer, PublishableFilterSet)
     search_fields = ["name", "description", "failure_signal", "diagnostic_question"]
 
 

@@ -8,13 +8,13 @@ from bottlenecks.models import Layer
 from citations.models import Paper
 from notes.models import CommunityPost, Question, ReportedFigure, ResearchNote
 from rlscaling.api.concurrency import PUBLISHING_FIELDS, VersionedModelSerializer
-from rlscaling.api.fields import ApiUrlField, HtmlUrlField, SlugReferenceField, TagListField
+from rlscaling.api.fields import ApiUrlField, HtmlUrlField, TagListField, slug_references
 from rlscaling.api.filters import (
     PublishableFilterSet,
     StrictBooleanFilter,
     YearFilter,
     published_at_range,
-    visible_rows,
+    slug_choice,
 )
 from rlscaling.api.viewsets import PublishableViewSet
 
@@ -29,20 +29,8 @@ class ResearchNoteSerializer(VersionedModelSerializer):
     api_url = ApiUrlField("api:researchnote-detail")
     html_url = HtmlUrlField(help_text="The note's page on the site.")
     summary = serializers.CharField(source="dek", help_text="Standfirst shown on cards and feeds.")
-    papers = SlugReferenceField(
-        many=True,
-        required=False,
-        slug_field="slug",
-        queryset=Paper.objects.all(),
-        help_text="Slugs of the papers the note is about.",
-    )
-    layers = SlugReferenceField(
-        many=True,
-        required=False,
-        slug_field="slug",
-        queryset=Layer.objects.all(),
-        help_text="Slugs of the layers it bears on.",
-    )
+    papers = slug_references(Paper, "Slugs of the papers the note is about.")
+    layers = slug_references(Layer, "Slugs of the layers it bears on.")
     tags = TagListField(100, help_text="Tag names.")
     figures = ReportedFigureSerializer(many=True, read_only=True)
 
@@ -64,7 +52,6 @@ class ResearchNoteSerializer(VersionedModelSerializer):
             "figures",
             *PUBLISHING_FIELDS,
         ]
-        read_only_fields = ["created_at", "updated_at"]
         relations = ["papers", "layers", "tags"]
 
 
@@ -85,7 +72,6 @@ class CommunityPostSerializer(VersionedModelSerializer):
             "order",
             *PUBLISHING_FIELDS,
         ]
-        read_only_fields = ["created_at", "updated_at"]
 
 
 class QuestionSerializer(VersionedModelSerializer):
@@ -94,7 +80,6 @@ class QuestionSerializer(VersionedModelSerializer):
     class Meta:
         model = Question
         fields = ["id", "api_url", "kind", "question", "answer", "order", *PUBLISHING_FIELDS]
-        read_only_fields = ["created_at", "updated_at"]
         validators = []  # the (kind, question) constraint is checked below, on `question`
 
     def validate(self, attrs):
@@ -110,12 +95,7 @@ class QuestionSerializer(VersionedModelSerializer):
 
 class ResearchNoteFilterSet(PublishableFilterSet):
     tag = django_filters.CharFilter(field_name="tags__slug", help_text="A tag slug.")
-    layer = django_filters.ModelChoiceFilter(
-        field_name="layers",
-        to_field_name="slug",
-        queryset=visible_rows(Layer),
-        help_text="Layer slug.",
-    )
+    layer = slug_choice(Layer, field_name="layers", help_text="Layer slug.")
     paper = django_filters.CharFilter(field_name="papers__slug", help_text="A paper slug.")
     is_featured = StrictBooleanFilter()
     published_at = published_at_range()

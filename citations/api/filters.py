@@ -8,33 +8,13 @@ from rlscaling.api.filters import (
     StrictBooleanFilter,
     YearFilter,
     published_at_range,
-    visible_rows,
+    slug_choice,
 )
-
-
-def role_filter(**kwargs):
-    return django_filters.ModelChoiceFilter(
-        to_field_name="slug", queryset=CitationRole.objects.all(), help_text="Role slug.", **kwargs
-    )
-
-
-def polarity_filter(**kwargs):
-    return django_filters.ModelChoiceFilter(
-        to_field_name="slug",
-        queryset=CitationPolarity.objects.all(),
-        help_text="Polarity slug.",
-        **kwargs,
-    )
 
 
 class PaperFilterSet(PublishableFilterSet):
     tag = django_filters.CharFilter(field_name="tags__slug", help_text="A tag slug, e.g. `grpo`.")
-    layer = django_filters.ModelChoiceFilter(
-        field_name="layers",
-        to_field_name="slug",
-        queryset=visible_rows(Layer),
-        help_text="A layer slug, e.g. `rollouts`.",
-    )
+    layer = slug_choice(Layer, field_name="layers", help_text="A layer slug, e.g. `rollouts`.")
     year = YearFilter(field_name="publication_date", help_text="Publication year.")
     publication_date = django_filters.DateFromToRangeFilter(
         help_text="Publication date range: `publication_date_after`, `publication_date_before`."
@@ -82,8 +62,8 @@ class CitationFilterSet(PublishableFilterSet):
         field_name="citing_paper__slug", help_text="Citing paper slug."
     )
     cited = django_filters.CharFilter(field_name="cited_paper__slug", help_text="Cited paper slug.")
-    role = role_filter()
-    polarity = polarity_filter()
+    role = slug_choice(CitationRole, help_text="Role slug.")
+    polarity = slug_choice(CitationPolarity, help_text="Polarity slug.")
     is_representative = StrictBooleanFilter()
     published_at = published_at_range()
 
@@ -93,8 +73,8 @@ class CitationFilterSet(PublishableFilterSet):
 
 
 class HubFilterSet(django_filters.FilterSet):
-    role = role_filter()
-    polarity = polarity_filter()
+    role = slug_choice(CitationRole, help_text="Role slug.")
+    polarity = slug_choice(CitationPolarity, help_text="Polarity slug.")
     is_representative = StrictBooleanFilter()
 
     class Meta:

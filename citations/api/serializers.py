@@ -15,6 +15,7 @@ from rlscaling.api.fields import (
     NameListField,
     SlugReferenceField,
     TagListField,
+    slug_references,
 )
 
 
@@ -36,13 +37,7 @@ class PaperSerializer(VersionedModelSerializer):
     )
     authors = NameListField(200, source="author_names", help_text="Author names, in byline order.")
     tags = TagListField(100, help_text="Tag names.")
-    layers = SlugReferenceField(
-        many=True,
-        required=False,
-        slug_field="slug",
-        queryset=Layer.objects.all(),
-        help_text="Slugs of the bottleneck layers it bears on.",
-    )
+    layers = slug_references(Layer, "Slugs of the bottleneck layers it bears on.")
     arxiv_url = serializers.CharField(read_only=True)
     doi_url = serializers.CharField(read_only=True)
     citing_counts = serializers.SerializerMethodField()
@@ -72,7 +67,6 @@ class PaperSerializer(VersionedModelSerializer):
             "citing_counts",
             *PUBLISHING_FIELDS,
         ]
-        read_only_fields = ["created_at", "updated_at"]
         relations = ["layers", "tags", "author_names"]
         validators = []  # the identifier constraints are checked field by field below
 
@@ -212,7 +206,6 @@ class CitationSerializer(VersionedModelSerializer):
             "is_representative",
             *PUBLISHING_FIELDS,
         ]
-        read_only_fields = ["created_at", "updated_at"]
         # The edge constraints are checked in validate() with field-level messages.
         validators = []
 

@@ -39,6 +39,17 @@ class SlugReferenceField(serializers.SlugRelatedField):
         return super().to_internal_value(data)
 
 
+def slug_references(model, help_text):
+    """A writable list of references to rows of `model` by slug."""
+    return SlugReferenceField(
+        many=True,
+        required=False,
+        slug_field="slug",
+        queryset=model.objects.all(),
+        help_text=help_text,
+    )
+
+
 class NameListField(serializers.ListField):
     """An ordered list of distinct names (authors, tags)."""
 

@@ -101,13 +101,17 @@ def published_at_range():
     )
 
 
-def visible_rows(model):
-    """A filter's queryset callable: the rows of `model` the requesting user may see."""
+def slug_choice(model, **kwargs):
+    """A filter on a row of `model` given by its slug (400 if no such row); for a publishable
+    model, only among the rows the requesting user may see."""
+    if hasattr(model.objects, "visible_to"):
 
-    def queryset(request):
-        return model.objects.visible_to(request.user) if request else model.objects.none()
+        def queryset(request):
+            return model.objects.visible_to(request.user) if request else model.objects.none()
 
-    return queryset
+    else:
+        queryset = model.objects.all()
+    return django_filters.ModelChoiceFilter(to_field_name="slug", queryset=queryset, **kwargs)
 
 
 class PublishableFilterSet(django_filters.FilterSet):
@@ -118,3 +122,6 @@ class PublishableFilterSet(django_filters.FilterSet):
     updated_after = IsoDateTimeFilter(
         field_name="updated_at", lookup_expr="gte", help_text="Changed at or after (ISO 8601)."
     )
+
+    class Meta:
+        fields = []  # only the filters declared; `filterset_factory(Model, this)` adds the model
