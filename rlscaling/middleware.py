@@ -1,15 +1,18 @@
 """Readers see a styled 503 page, and API clients a JSON 503, while the database (or the Redis
-cache) is away."""
+cache) is away; and the error handlers Django calls outside views (400, 403, 404, 500) answer
+API clients with the API's error body."""
 
 import logging
 import sys
 
 from django.db import InterfaceError, OperationalError
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse
 from django.template.loader import render_to_string
-from django.views.defaults import server_error
+from django.views import defaults
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from rlscaling.api.errors import error_response
 
 logger = logging.getLogger(__name__)
 
@@ -27,13 +30,23 @@ PLAIN_503 = (
 )
 
 
+def is_api(request):
+    return request.path.startswith(API_PREFIX)
+
+
+def api_error(status_code, code, detail):
+    """The API's error body, rendered here: these answers never pass through a DRF view."""
+    return error_response(status_code, code, detail).render()
+
+
 def service_unavailable(request, error=None):
     """The 503 answer for a request that needed the database (or cache) while it was away."""
     service = "cache" if isinstance(error, CACHE_ERRORS) else "database"
-    if request.path.startswith(API_PREFIX):
-        response = JsonResponse(
-            {"detail": f"Service temporarily unavailable: the {service} cannot be reached."},
-            status=503,
+    if is_api(request):
+        response = api_error(
+            503,
+            "service_unavailable",
+            f"Service temporarily unavailable: the {service} cannot be reached.",
         )
     else:
         try:
@@ -74,6 +87,28 @@ def handler500(request, template_name="500.html"):
     error = sys.exc_info()[1]
     if isinstance(error, UNAVAILABLE_ERRORS):
         return service_unavailable(request, error)
-    if request.path.startswith(API_PREFIX):
-        return JsonResponse({"detail": "Internal server error."}, status=500)
-    return server_error(request, template_name=template_name)
+    if is_api(request):
+        return api_error(500, "server_error", "Internal server error.")
+    return defaults.server_error(request, template_name=template_name)
+
+
+# Django's own 400, 403 and 404 (a bad Host header, an oversized body, a path no API route
+# matches) reach clients of the API in the API's body too.
+
+
+def handler400(request, exception, template_name="400.html"):
+    if is_api(request):
+        return api_error(400, "bad_request", "Bad request.")
+    return defaults.bad_request(request, exception, template_name=template_name)
+
+
+def handler403(request, exception, template_name="403.html"):
+    if is_api(request):
+        return api_error(403, "permission_denied", "You may not do this.")
+    return defaults.permission_denied(request, exception, template_name=template_name)
+
+
+def handler404(request, exception, template_name="404.html"):
+    if is_api(request):
+        return api_error(404, "not_found", "No API endpoint at this address.")
+    return defaults.page_not_found(request, exception, template_name=template_name)

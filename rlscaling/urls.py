@@ -33,5 +33,9 @@ urlpatterns = [
     path(settings.ADMIN_URL, admin.site.urls),
 ]
 
-# Database outages raised outside views are 503s too; other errors the plain 500 page.
+# Database outages raised outside views are 503s too; other errors the plain 500 page. Under
+# /api/, these answer with the API's error body.
+handler400 = "rlscaling.middleware.handler400"
+handler403 = "rlscaling.middleware.handler403"
+handler404 = "rlscaling.middleware.handler404"
 handler500 = "rlscaling.middleware.handler500"

@@ -94,7 +94,12 @@ def test_the_500_handler_answers_other_errors_without_a_traceback(rf):
     assert page.status_code == 500
     assert "a bug" not in page.content.decode()
     assert api.status_code == 500
-    assert json.loads(api.content) == {"detail": "Internal server error."}
+    assert json.loads(api.content) == {
+        "status": 500,
+        "code": "server_error",
+        "detail": "Internal server error.",
+        "errors": {},
+    }
 
 
 # -- the cache away: Redis on a port where nothing listens ------------------------------------
