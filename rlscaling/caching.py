@@ -10,7 +10,8 @@ GETs and HEADs. The key is the path, the sorted query string, the `Accept` heade
 (the browsable API is another representation) and the generation. The generation must be
 seen by every process that can change the content: with Redis (`REDIS_URL`) it lives in Redis;
 with local memory it lives in a file named after the database (the mtime of
-`$TMPDIR/rlscaling-page-generation-<hash>`), so runserver, a shell, a management command or a
+`db.sqlite3.page-generation` beside a SQLite file, `$TMPDIR/rlscaling-page-generation-<hash>`
+for PostgreSQL), so runserver, a shell, a management command or a
 task worker on this machine invalidate each other's pages at once. Only an in-memory SQLite
 database (the tests), which no other process can change, keeps it in the process. Saves,
 deletes and m2m changes bump it through signals; every `manage.py` command bumps it when it
@@ -90,6 +91,8 @@ def generation_file():
     name = str(database["NAME"])
     if database["ENGINE"].endswith("sqlite3") and (name == ":memory:" or "mode=memory" in name):
         return None
+    if database["ENGINE"].endswith("sqlite3"):
+        return Path(f"{name}.page-generation")  # beside the database file, gone with it
     identity = "|".join(str(database.get(key) or "") for key in ("ENGINE", "HOST", "PORT"))
     digest = hashlib.sha256(f"{identity}|{name}".encode()).hexdigest()[:16]
     return Path(tempfile.gettempdir()) / f"rlscaling-page-generation-{digest}"

@@ -41,6 +41,17 @@ def fetch(url):
         return response.headers.get("X-Page-Cache"), response.read().decode()
 
 
+def wait_until_up(url, process, seconds=120):
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return fetch(url)
+        except OSError:
+            assert process.poll() is None, "the server stopped"
+            assert time.monotonic() < deadline, f"{url} did not answer within {seconds} s"
+            time.sleep(0.2)
+
+
 @pytest.fixture
 def served_site(tmp_path):
     """runserver over a file SQLite database with the demo content, local-memory cache."""
@@ -54,12 +65,7 @@ def served_site(tmp_path):
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(100):
-            try:
-                fetch(f"{base}/healthz")
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_until_up(f"{base}/healthz", server)
         yield base, env
     finally:
         server.terminate()
@@ -151,13 +157,7 @@ def test_make_run_serves_beside_a_worker_and_a_kill_stops_them_all(tmp_path):
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        for _ in range(600):
-            try:
-                header, page = fetch(f"http://127.0.0.1:{port}/research/")
-                break
-            except OSError:
-                assert devserver.poll() is None, "devserver stopped"
-                time.sleep(0.2)
+        header, page = wait_until_up(f"http://127.0.0.1:{port}/research/", devserver, 300)
         assert "The Art of Scaling" in page
         children = children_of(devserver.pid)
         assert any("runserver" in command for command in children.values())
