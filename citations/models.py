@@ -362,6 +362,12 @@ class CitationQuerySet(PublishableQuerySet):
         return queryset
 
 
+class CitationSource(models.TextChoices):
+    EDITOR = "editor", "Editor"
+    SEMANTIC_SCHOLAR = "semantic_scholar", "Imported from Semantic Scholar"
+    OPENALEX = "openalex", "Imported from OpenAlex"
+
+
 class Citation(Publishable):
     """A directed edge: `citing_paper` cites `cited_paper`, in a role, with a polarity."""
 
@@ -383,6 +389,13 @@ class Citation(Publishable):
     is_representative = models.BooleanField(
         default=False, help_text="Show among the hub's representative citing papers."
     )
+    # Provenance: who classified this edge (an editor, or an import from a citation index).
+    source = models.CharField(
+        max_length=20, choices=CitationSource.choices, default=CitationSource.EDITOR
+    )
+    is_influential = models.BooleanField(
+        null=True, blank=True, help_text="Semantic Scholar's isInfluential flag, when imported."
+    )
 
     objects = CitationQuerySet.as_manager()
 
@@ -403,3 +416,12 @@ class Citation(Publishable):
 
     def __str__(self):
         return f"{self.citing_paper} → {self.cited_paper}"
+
+
+# Identifiers, old slugs and pending edges beside the paper's own fields (citations/identity.py).
+from .identity import (  # noqa: E402, F401
+    PaperIdentifier,
+    PaperMerge,
+    PaperSlugAlias,
+    PendingCitation,
+)

@@ -1,0 +1,146 @@
+"""One identity per paper: the identifiers and old slugs a paper answers to besides its own
+fields, citation edges waiting for their other end, and finding a paper by any of them.
+
+`Paper.arxiv_id` and `Paper.doi` stay the paper's own identifiers; `PaperIdentifier` holds the
+rest (OpenAlex and Semantic Scholar ids, a second DOI, the identifiers of a paper merged into
+it), so a lookup by any identifier a paper ever had finds it, and no two papers share one."""
+
+from django.db import models
+from django.db.models import Q
+
+from .identifiers import arxiv_id_from_doi
+
+
+class Scheme(models.TextChoices):
+    ARXIV = "arxiv", "arXiv id"
+    DOI = "doi", "DOI"
+    OPENALEX = "openalex", "OpenAlex work id"
+    S2 = "s2", "Semantic Scholar paper id"
+
+
+class PaperIdentifier(models.Model):
+    """An identifier a paper answers to besides its own `arxiv_id` and `doi` fields."""
+
+    paper = models.ForeignKey(
+        "citations.Paper", on_delete=models.CASCADE, related_name="other_identifiers"
+    )
+    scheme = models.CharField(max_length=10, choices=Scheme.choices)
+    value = models.CharField(max_length=200)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["scheme", "value"], name="unique_paper_identifier")
+        ]
+
+    def __str__(self):
+        return f"{self.scheme}:{self.value}"
+
+
+class PaperSlugAlias(models.Model):
+    """An old slug (renamed or merged away) that answers with a 301 to the paper's address."""
+
+    paper = models.ForeignKey(
+        "citations.Paper", on_delete=models.CASCADE, related_name="slug_aliases"
+    )
+    slug = models.SlugField(max_length=200, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "paper slug aliases"
+
+    def __str__(self):
+        return f"{self.slug} → {self.paper_id}"
+
+
+class PendingCitation(models.Model):
+    """An imported edge whose other paper is not here yet; it becomes a Citation when a paper
+    with that identifier arrives."""
+
+    paper = models.ForeignKey(
+        "citations.Paper", on_delete=models.CASCADE, related_name="pending_citations"
+    )
+    # "cites": `paper` cites the missing one; "cited_by": the missing one cites `paper`.
+    direction = models.CharField(max_length=8, default="cites")
+    scheme = models.CharField(max_length=10, choices=Scheme.choices)
+    value = models.CharField(max_length=200)
+    role_slug = models.SlugField(max_length=60, blank=True)
+    context = models.TextField(blank=True)
+    is_influential = models.BooleanField(null=True)
+    source = models.CharField(max_length=20)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["paper", "direction", "scheme", "value"], name="unique_pending_citation"
+            )
+        ]
+        indexes = [models.Index(fields=["scheme", "value"], name="pending_citation_target")]
+
+    def __str__(self):
+        return f"{self.paper_id} {self.direction} {self.scheme}:{self.value}"
+
+
+def identifier_q(identifiers, prefix=""):
+    """A Q matching papers that answer to any of {scheme: normalised value}."""
+    q = Q()
+    for scheme, value in identifiers.items():
+        if not value:
+            continue
+        if scheme == Scheme.ARXIV:
+            q |= Q(**{f"{prefix}arxiv_id": value})
+            q |= Q(**{f"{prefix}doi__iexact": f"10.48550/arXiv.{value}"})
+        elif scheme == Scheme.DOI:
+            q |= Q(**{f"{prefix}doi__iexact": value})
+            if arxiv_id := arxiv_id_from_doi(value):
+                q |= Q(**{f"{prefix}arxiv_id": arxiv_id})
+        q |= Q(
+            **{
+                f"{prefix}other_identifiers__scheme": scheme,
+                f"{prefix}other_identifiers__value": value,
+            }
+        )
+    return q
+
+
+def papers_with_identifiers(identifiers, queryset=None):
+    """The papers answering to any of the identifiers (normally at most one)."""
+    from .models import Paper
+
+    q = identifier_q(identifiers)
+    if not q:
+        return Paper.objects.none()
+    return (queryset if queryset is not None else Paper.objects.all()).filter(q).distinct()
+
+
+def identifiers_of(paper):
+    """Every identifier a paper answers to, as a set of (scheme, value)."""
+    found = {(s, v) for s, v in paper.other_identifiers.values_list("scheme", "value")}
+    if paper.arxiv_id:
+        found.add((Scheme.ARXIV.value, paper.arxiv_id))
+    if paper.doi:
+        doi = paper.doi.lower()
+        arxiv_id = arxiv_id_from_doi(doi)
+        found.add((Scheme.ARXIV.value, arxiv_id) if arxiv_id else (Scheme.DOI.value, doi))
+    return found
+
+
+class PaperMerge(models.Model):
+    """A merge of one paper into another, with what it takes to undo it."""
+
+    kept = models.ForeignKey("citations.Paper", on_delete=models.CASCADE, related_name="merges")
+    merged_slug = models.SlugField(max_length=200)
+    merged_title = models.CharField(max_length=500)
+    reason = models.CharField(max_length=200, blank=True)
+    merged_by = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    merged_at = models.DateTimeField(auto_now_add=True)
+    # The merged paper's row, links and edges as they were, and what moved (see merging.py).
+    snapshot = models.JSONField()
+    undone_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-merged_at", "-id"]
+
+    def __str__(self):
+        return f"{self.merged_slug} merged into {self.kept_id}"

@@ -1,0 +1,173 @@
+"""Applying a plan: every change in one transaction, so a failure writes nothing."""
+
+from django.db import transaction
+from django.utils.text import slugify
+
+from citations.identity import PaperIdentifier, PaperSlugAlias, PendingCitation
+from citations.models import Author, Authorship, Citation, CitationRole, Paper
+from rlscaling.publishing import Status
+
+from .records import BadImportFile
+
+
+@transaction.atomic
+def apply_plan(plan):
+    """Write what the plan says; returns its counts. Re-planning afterwards finds nothing to do."""
+    from citations.merging import merge_papers
+
+    status = Status.PUBLISHED if plan.publish else Status.DRAFT
+    touched = []
+    for step in plan.papers:
+        if step.action == "create":
+            step.paper = create_paper(step.record, status)
+        elif step.action in ("update", "merge"):
+            for other in step.merge_from:
+                merge_papers(step.paper, other, reason=f"import: {step.record.where}")
+            update_paper(step.paper, step.changes)
+        if step.action != "skip":
+            for scheme, value in step.new_identifiers:
+                add_identifier(step.paper, scheme, value)
+            touched.append(step.paper)
+    roles = {role.slug: role for role in CitationRole.objects.all()}
+    for edge in plan.edges:
+        if edge.action == "create":
+            Citation.objects.get_or_create(
+                citing_paper=edge.citing.paper,
+                cited_paper=edge.cited.paper,
+                defaults=edge_fields(edge.reference, edge.source, roles, status),
+            )
+        elif edge.action == "update":
+            Citation.objects.filter(
+                citing_paper=edge.citing.paper, cited_paper=edge.cited.paper, role=None
+            ).exclude(source="editor").update(
+                **{
+                    k: v
+                    for k, v in edge_fields(edge.reference, edge.source, roles, status).items()
+                    if k != "status"
+                }
+            )
+        elif edge.action == "pending":
+            add_pending(edge.owner.paper, edge.reference, edge.source)
+    resolve_pending(touched, roles, status)
+    return plan.counts()
+
+
+def edge_fields(reference, source, roles, status):
+    return {
+        "role": roles.get(reference.role),
+        "context": "\n\n".join(reference.contexts),
+        "is_influential": reference.is_influential,
+        "source": source if source in ("semantic_scholar", "openalex") else "editor",
+        "status": status,
+    }
+
+
+def unique_slug(title):
+    base = slugify(title)[:190].strip("-") or "paper"
+    slug, n = base, 1
+    while Paper.objects.filter(slug=slug).exists() or PaperSlugAlias.objects.filter(slug=slug):
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
+def create_paper(record, status):
+    identifiers = dict(record.identifiers)
+    paper = Paper(
+        title=record.title[:500],
+        slug=unique_slug(record.title),
+        byline=(record.authors[0] if record.authors else "")[:200],
+        institution=record.institution[:200],
+        publication_date=record.publication_date,
+        arxiv_id=identifiers.pop("arxiv", ""),
+        doi=identifiers.pop("doi", ""),
+        url=record.url[:500],
+        abstract=record.abstract,
+        in_research_index=record.in_research_index,
+        status=status,
+    )
+    paper.full_clean(validate_unique=False, validate_constraints=False)
+    paper.save()
+    set_authors(paper, record.authors)
+    for scheme, value in identifiers.items():
+        add_identifier(paper, scheme, value)
+    return paper
+
+
+def update_paper(paper, changes):
+    changes = dict(changes)
+    authors = changes.pop("authors", None)
+    for field, value in changes.items():
+        setattr(paper, field, value)
+    if changes:
+        paper.save()
+    if authors:
+        set_authors(paper, authors)
+
+
+def set_authors(paper, names):
+    """The paper's authors, in this order (a fuller list replacing a shorter one)."""
+    paper.authorships.all().delete()
+    seen = set()
+    for position, name in enumerate(names):
+        author, _ = Author.objects.get_or_create(name=name[:200])
+        if author.pk not in seen:
+            seen.add(author.pk)
+            Authorship.objects.create(paper=paper, author=author, position=position)
+
+
+def add_identifier(paper, scheme, value):
+    """Give the paper its own field when free, else an extra identifier; one owner each."""
+    if scheme in ("arxiv", "doi") and not getattr(paper, field_of(scheme)):
+        setattr(paper, field_of(scheme), value)
+        paper.save(update_fields=[field_of(scheme), "version", "updated_at"])
+        return
+    owner = PaperIdentifier.objects.filter(scheme=scheme, value=value).first()
+    if owner and owner.paper_id != paper.pk:
+        raise BadImportFile(f"{scheme} {value} already belongs to another paper")
+    PaperIdentifier.objects.get_or_create(scheme=scheme, value=value, defaults={"paper": paper})
+
+
+def field_of(scheme):
+    return {"arxiv": "arxiv_id", "doi": "doi"}[scheme]
+
+
+def add_pending(paper, reference, source):
+    for scheme, value in reference.identifiers.items():
+        PendingCitation.objects.get_or_create(
+            paper=paper,
+            direction=reference.direction,
+            scheme=scheme,
+            value=value,
+            defaults={
+                "role_slug": reference.role,
+                "context": "\n\n".join(reference.contexts),
+                "is_influential": reference.is_influential,
+                "source": source,
+            },
+        )
+        return  # the strongest identifier is enough to find it later
+
+
+def resolve_pending(papers, roles, status):
+    """Edges that waited for one of these papers become citations now that it is here."""
+    from citations.identity import identifiers_of
+
+    for paper in papers:
+        for scheme, value in identifiers_of(paper):
+            for pending in PendingCitation.objects.filter(scheme=scheme, value=value):
+                here = pending.paper
+                citing, cited = (here, paper) if pending.direction == "cites" else (paper, here)
+                if citing != cited:
+                    Citation.objects.get_or_create(
+                        citing_paper=citing,
+                        cited_paper=cited,
+                        defaults={
+                            "role": roles.get(pending.role_slug),
+                            "context": pending.context,
+                            "is_influential": pending.is_influential,
+                            "source": pending.source,
+                            "status": status,
+                        },
+                    )
+                pending.delete()

@@ -1,0 +1,69 @@
+"""OpenAlex works: one work object, a list response (``{"meta": ..., "results": [...]}``), a JSON
+array, or a JSONL snapshot file (one work per line). ``referenced_works`` become edges between
+works that are both present, or wait (pending) until the other end arrives."""
+
+from .jsonfiles import json_documents
+from .records import BadImportFile, PaperRecord, Reference, parse_date
+
+
+def parse(text):
+    records = []
+    for where, document in json_documents(text):
+        works = document.get("results") if isinstance(document, dict) else document
+        if isinstance(document, dict) and "results" not in document:
+            works = [document]
+        if not isinstance(works, list):
+            raise BadImportFile("expected an OpenAlex work or a list of works", where)
+        for number, work in enumerate(works, 1):
+            item = where if len(works) == 1 else f"{where}, work {number}"
+            records.append(record_from_work(work, item))
+    return records
+
+
+def abstract_from_inverted_index(index):
+    """OpenAlex ships abstracts as {word: [positions]}; put the words back in order."""
+    positions = [(p, word) for word, ps in (index or {}).items() for p in ps]
+    return " ".join(word for _, word in sorted(positions))
+
+
+def record_from_work(work, where):
+    if not isinstance(work, dict) or not str(work.get("id", "")).startswith(
+        "https://openalex.org/"
+    ):
+        raise BadImportFile("not an OpenAlex work (no https://openalex.org/ id)", where)
+    where = f"{where} ({work['id'].rsplit('/', 1)[-1]})"
+    record = PaperRecord(
+        where=where, source="openalex", title=work.get("title") or work.get("display_name") or ""
+    )
+    record.require_title()
+    record.add_identifier("openalex", work["id"])
+    ids = work.get("ids") or {}
+    if doi := work.get("doi") or ids.get("doi"):
+        record.add_identifier("doi", doi)
+    for location in work.get("locations") or []:
+        url = (location or {}).get("landing_page_url") or ""
+        if "arxiv.org/abs/" in url:
+            record.add_identifier("arxiv", url)
+    authorships = sorted(
+        work.get("authorships") or [],
+        key=lambda a: {"first": 0, "middle": 1, "last": 2}.get(a.get("author_position"), 1),
+    )
+    record.authors = [
+        (a.get("author") or {}).get("display_name") or a.get("raw_author_name") or ""
+        for a in authorships
+    ]
+    record.authors = [name for name in record.authors if name]
+    institutions = [i.get("display_name") for a in authorships for i in a.get("institutions") or []]
+    record.institution = next((name for name in institutions if name), "")
+    record.abstract = abstract_from_inverted_index(work.get("abstract_inverted_index"))
+    record.publication_date, record.year = parse_date(work.get("publication_date"), where)
+    if record.year is None and work.get("publication_year"):
+        record.year = int(work["publication_year"])
+    source = ((work.get("primary_location") or {}).get("source")) or {}
+    record.venue = source.get("display_name") or ""
+    for cited in work.get("referenced_works") or []:
+        try:
+            record.references.append(Reference(identifiers={"openalex": cited.rsplit("/", 1)[-1]}))
+        except AttributeError:
+            raise BadImportFile(f"referenced_works holds {cited!r}", where) from None
+    return record

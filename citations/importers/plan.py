@@ -1,0 +1,309 @@
+"""The dry run: match records to papers by identifiers, and say what applying would do."""
+
+import dataclasses
+
+from django.db.models import Q
+
+from citations.identity import identifiers_of, papers_with_identifiers
+from citations.models import Paper
+
+from .records import normalised_title
+
+PLACEHOLDER_PREFIX = "arXiv:"  # the title of a paper known only by its arXiv id, until filled
+FILLABLE_FIELDS = ("abstract", "institution", "url", "publication_date")
+
+
+@dataclasses.dataclass
+class PaperStep:
+    """What applying does for one paper of the file (its records in the file merged)."""
+
+    action: str  # create, update, merge, skip
+    record: object
+    reason: str
+    paper: Paper | None = None  # the existing paper it lands on
+    merge_from: list = dataclasses.field(default_factory=list)  # papers merged into `paper`
+    changes: dict = dataclasses.field(default_factory=dict)  # field -> new value
+    new_identifiers: list = dataclasses.field(default_factory=list)  # (scheme, value)
+    duplicates: list = dataclasses.field(default_factory=list)  # `where` of merged records
+
+    def line(self):
+        label = f"{self.action:<7} {self.record.where}: {self.record.title or '(no title)'!r}"
+        return f"{label} ({self.reason})"
+
+
+@dataclasses.dataclass
+class EdgeStep:
+    action: str  # create, pending, skip
+    citing: PaperStep | None
+    cited: PaperStep | None
+    reference: object
+    source: str
+    reason: str
+    owner: PaperStep | None = None  # for pending edges: the end that is here
+
+    def line(self):
+        def name(step):
+            return repr(step.record.title) if step else "(not here yet)"
+
+        return f"{self.action:<7} edge {name(self.citing)} → {name(self.cited)} ({self.reason})"
+
+
+@dataclasses.dataclass
+class Plan:
+    papers: list
+    edges: list
+    publish: bool = False
+
+    def counts(self):
+        counts = {}
+        for step in [*self.papers, *self.edges]:
+            key = step.action if isinstance(step, PaperStep) else f"edge {step.action}"
+            counts[key] = counts.get(key, 0) + 1
+        return counts
+
+    @property
+    def changes_anything(self):
+        return any(step.action != "skip" for step in [*self.papers, *self.edges])
+
+    def report(self):
+        counts = ", ".join(f"{n} {what}" for what, n in sorted(self.counts().items()))
+        lines = [f"{len(self.papers)} papers, {len(self.edges)} edges: {counts or 'nothing'}"]
+        lines += [step.line() for step in self.papers]
+        for step in self.papers:
+            lines += [
+                f"        (duplicate in the file: {where}, merged)" for where in step.duplicates
+            ]
+        lines += [step.line() for step in self.edges]
+        return "\n".join(lines)
+
+    def as_dict(self):
+        return {
+            "counts": self.counts(),
+            "papers": [
+                {
+                    "action": s.action,
+                    "record": s.record.where,
+                    "title": s.record.title,
+                    "reason": s.reason,
+                    "paper": s.paper.slug if s.paper else None,
+                    "merge_from": [p.slug for p in s.merge_from],
+                    "changes": sorted(s.changes),
+                    "identifiers": dict(s.record.identifiers),
+                    "duplicates_in_file": s.duplicates,
+                }
+                for s in self.papers
+            ],
+            "edges": [
+                {
+                    "action": e.action,
+                    "citing": e.citing.record.title if e.citing else None,
+                    "cited": e.cited.record.title if e.cited else None,
+                    "reason": e.reason,
+                }
+                for e in self.edges
+            ],
+        }
+
+    def apply(self):
+        from .apply import apply_plan
+
+        return apply_plan(self)
+
+
+def merge_duplicates(records):
+    """Records naming the same paper (a shared identifier; or, without identifiers, the same
+    title) merged into the first of them. Returns [(record, [wheres of merged duplicates])]."""
+    parent = list(range(len(records)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    seen = {}
+    for i, record in enumerate(records):
+        keys = [(s, v) for s, v in record.identifiers.items()] or [("title", record.title_key)]
+        for key in keys:
+            if key in seen:
+                parent[find(i)] = find(seen[key])
+            else:
+                seen[key] = i
+    groups = {}
+    for i in range(len(records)):
+        groups.setdefault(find(i), []).append(i)
+    merged = []
+    for members in sorted(groups.values()):
+        first = records[members[0]]
+        for other in members[1:]:
+            first.absorb(records[other])
+        merged.append((first, [records[i].where for i in members[1:]]))
+    return merged
+
+
+def match_papers(record):
+    """Existing papers the record names: by identifier, else by the same title (and year)."""
+    papers = list(papers_with_identifiers(record.identifiers).order_by("pk"))
+    if papers or not record.title:
+        return papers, "identifiers"
+    candidates = Paper.objects.filter(title__iexact=record.title).order_by("pk")
+    for paper in candidates:
+        same_year = not (paper.publication_date and record.year) or (
+            paper.publication_date.year == record.year
+        )
+        if normalised_title(paper.title) == record.title_key and same_year:
+            # Only when no identifier of the same kind says they are different papers.
+            theirs = dict(identifiers_of(paper))
+            if all(theirs.get(s, v) == v for s, v in record.identifiers.items()):
+                return [paper], "title"
+    return [], ""
+
+
+def changes_for(paper, record):
+    """What the record adds to an existing paper: empty fields filled, never editors' text
+    replaced; authors only when the paper has none."""
+    changes = {}
+    if paper.title.startswith(PLACEHOLDER_PREFIX) and record.title:
+        changes["title"] = record.title
+    for field in FILLABLE_FIELDS:
+        value = getattr(record, field)
+        if value and not getattr(paper, field):
+            changes[field] = value
+    current = paper.author_names
+    if record.authors and fuller_author_list(record.authors, current):
+        changes["authors"] = list(record.authors)
+        if not paper.byline:
+            changes["byline"] = record.authors[0]
+    # Imports make drafts; a draft named as a file's own paper (not only as the other end of
+    # an edge) joins the research index, whichever file came first.
+    if record.in_research_index and not paper.in_research_index and paper.status == "draft":
+        changes["in_research_index"] = True
+    return changes
+
+
+def fuller_author_list(new, current):
+    """True when `new` lists more authors and keeps every current one, in order: a truncated
+    list ("et al.") is completed, an editor's different list is never replaced."""
+    if len(new) <= len(current):
+        return False
+    remaining = iter(new)
+    return all(name in remaining for name in current)
+
+
+def new_identifiers_for(paper, record, others=()):
+    have = identifiers_of(paper)
+    for other in others:
+        have |= identifiers_of(other)
+    return [(s, v) for s, v in record.identifiers.items() if (s, v) not in have]
+
+
+def make_plan(records, publish=False):
+    """The dry run for `records` (from one or more files): nothing is written."""
+    steps = []
+    for record, duplicates in merge_duplicates(records):
+        papers, matched_by = match_papers(record)
+        if not papers:
+            reason = "new paper, " + ("published" if publish else "draft")
+            if not record.title:
+                record.title = f"{PLACEHOLDER_PREFIX}{record.identifiers.get('arxiv', '')}"
+                reason += "; only its arXiv id is known: import its metadata to fill it in"
+            step = PaperStep("create", record, reason)
+        else:
+            keep, *others = papers
+            step = PaperStep("update", record, "", paper=keep, merge_from=others)
+            step.changes = changes_for(keep, record)
+            step.new_identifiers = new_identifiers_for(keep, record, others)
+            if others:
+                step.action = "merge"
+                step.reason = "names papers " + ", ".join(p.slug for p in papers) + ": merged"
+                step.reason += f" into {keep.slug}"
+            elif step.changes or step.new_identifiers:
+                added = sorted(step.changes) + [s for s, _ in step.new_identifiers]
+                step.reason = f"matches {keep.slug} by {matched_by}; adds " + ", ".join(added)
+            else:
+                step.action = "skip"
+                step.reason = f"matches {keep.slug} by {matched_by}; nothing new"
+        step.duplicates = duplicates
+        steps.append(step)
+    return Plan(papers=steps, edges=plan_edges(steps), publish=publish)
+
+
+def plan_edges(steps):
+    """Edges the records declare: between papers of the file or already here; pending when the
+    other paper is not here yet."""
+    by_identifier = {}
+    for step in steps:
+        for scheme, value in step.record.identifiers.items():
+            by_identifier.setdefault((scheme, value), step)
+    wanted = {}
+    for step in steps:
+        for reference in step.record.references:
+            other = next(
+                (by_identifier[k] for k in reference.identifiers.items() if k in by_identifier),
+                None,
+            )
+            if other is None:
+                paper = papers_with_identifiers(reference.identifiers).order_by("pk").first()
+                other = paper and PaperStep("skip", existing_record(paper), "", paper=paper)
+            ends = (step, other) if reference.direction == "cites" else (other, step)
+            key = (id(step), reference.direction, tuple(sorted(reference.identifiers.items())))
+            wanted.setdefault(key, (ends, reference, step))
+    edges = []
+    existing = existing_edges(steps)
+    for (citing, cited), reference, owner in wanted.values():
+        source = "semantic_scholar" if owner.record.source == "s2" else owner.record.source
+        if citing is None or cited is None:
+            if owner.paper and pending_exists(owner.paper, reference):
+                edges.append(EdgeStep("skip", citing, cited, reference, source, "already waiting"))
+                continue
+            edges.append(
+                EdgeStep(
+                    "pending",
+                    citing,
+                    cited,
+                    reference,
+                    source,
+                    "waits for the other paper",
+                    owner=owner,
+                )
+            )
+        elif citing is cited or (citing.paper and citing.paper == cited.paper):
+            reason = "a paper citing itself"
+            edges.append(EdgeStep("skip", citing, cited, reference, source, reason))
+        elif citing.paper and cited.paper and (citing.paper.pk, cited.paper.pk) in existing:
+            edge = existing[(citing.paper.pk, cited.paper.pk)]
+            if reference.role and edge["role"] is None and edge["source"] != "editor":
+                reason = f"classifies an unclassified imported edge ({reference.role})"
+                edges.append(EdgeStep("update", citing, cited, reference, source, reason))
+            else:
+                edges.append(EdgeStep("skip", citing, cited, reference, source, "already here"))
+        else:
+            edges.append(EdgeStep("create", citing, cited, reference, source, "new edge"))
+    return edges
+
+
+def existing_edges(steps):
+    from citations.models import Citation
+
+    pks = [s.paper.pk for s in steps if s.paper]
+    if not pks:
+        return {}
+    edges = Citation.objects.filter(Q(citing_paper__in=pks) | Q(cited_paper__in=pks)).values(
+        "citing_paper", "cited_paper", "role", "source"
+    )
+    return {(e["citing_paper"], e["cited_paper"]): e for e in edges}
+
+
+def existing_record(paper):
+    from .records import PaperRecord
+
+    return PaperRecord(where=f"paper {paper.slug}", source="site", title=paper.title)
+
+
+def pending_exists(paper, reference):
+    from citations.identity import PendingCitation
+
+    q = Q()
+    for scheme, value in reference.identifiers.items():
+        q |= Q(scheme=scheme, value=value)
+    return PendingCitation.objects.filter(q, paper=paper, direction=reference.direction).exists()

@@ -1,0 +1,61 @@
+import pytest
+from django.core.management import CommandError, call_command
+
+from citations.models import Paper
+
+from .conftest import FIXTURES
+
+pytestmark = pytest.mark.django_db
+
+
+def test_dry_run_by_default(roles, capsys):
+    call_command("import_papers", str(FIXTURES / "papers.bib"))
+    out = capsys.readouterr().out
+    assert "create  line 2 (@article{khatri2025art})" in out
+    assert "Dry run: nothing written" in out
+    assert Paper.objects.count() == 0
+
+
+def test_apply_writes_and_a_second_run_is_all_skips(roles, capsys):
+    paths = [str(FIXTURES / name) for name in ("papers.bib", "s2_paper.json")]
+    call_command("import_papers", *paths, "--apply")
+    count = Paper.objects.count()
+    assert count == 8  # 4 in the BibTeX file, 4 more citing papers from Semantic Scholar
+    capsys.readouterr()
+    call_command("import_papers", *paths, "--apply")
+    out = capsys.readouterr().out
+    assert "create" not in out and "update" not in out
+    assert Paper.objects.count() == count
+
+
+def test_format_can_be_forced(roles, capsys):
+    with pytest.raises(CommandError, match="not an OpenAlex work"):
+        call_command("import_papers", str(FIXTURES / "zotero.json"), "--format", "openalex")
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("broken.bib", r"broken\.bib: line 7: BibTeX '@article\{broken2024,'"),
+        ("broken.jsonl", r"broken\.jsonl: line 2: not valid JSON"),
+        ("missing.bib", r"missing\.bib: No such file"),
+    ],
+)
+def test_a_bad_file_fails_naming_the_record_and_writes_nothing(roles, name, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("import_papers", str(FIXTURES / "papers.bib"), str(FIXTURES / name), "--apply")
+    assert Paper.objects.count() == 0
+
+
+def test_exit_status_is_non_zero(roles, tmp_path):
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "manage.py", "import_papers", str(FIXTURES / "broken.bib")],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "DATABASE_URL": "sqlite:///" + str(tmp_path / "x.db")},
+    )
+    assert result.returncode != 0
+    assert "line 7" in result.stderr
