@@ -114,3 +114,7 @@ class CitationPolarityAdmin(VocabularyAdmin):
 @admin.register(Author)
 class AuthorAdmin(admin.ModelAdmin):
     search_fields = ["name"]
+
+
+# Imports, possible duplicates and merges (citations/admin_identity.py).
+from . import admin_identity  # noqa: E402, F401

@@ -5,3 +5,12 @@ class CitationsConfig(AppConfig):
     """Papers and the citation edges between them, with role and polarity."""
 
     name = "citations"
+
+    def ready(self):
+        from django.db.models.signals import post_save, pre_save
+
+        from .identity import keep_old_slug_as_alias, remember_old_slug
+
+        paper = self.get_model("Paper")
+        pre_save.connect(remember_old_slug, sender=paper, dispatch_uid="paper-old-slug")
+        post_save.connect(keep_old_slug_as_alias, sender=paper, dispatch_uid="paper-slug-alias")

@@ -144,3 +144,52 @@ class PaperMerge(models.Model):
 
     def __str__(self):
         return f"{self.merged_slug} merged into {self.kept_id}"
+
+
+def remember_old_slug(sender, instance, **kwargs):
+    """pre_save: note the slug a paper is leaving, so post_save keeps it as an alias."""
+    if instance.pk and not instance._state.adding:
+        old = type(instance)._base_manager.filter(pk=instance.pk).values_list("slug", flat=True)
+        instance._old_slug = old.first()
+
+
+def keep_old_slug_as_alias(sender, instance, **kwargs):
+    """post_save: a renamed paper's old slug answers 301 to the new address; a slug that a paper
+    owns again is no longer an alias."""
+    PaperSlugAlias.objects.filter(slug=instance.slug).delete()
+    old = getattr(instance, "_old_slug", None)
+    if old and old != instance.slug:
+        PaperSlugAlias.objects.update_or_create(slug=old, defaults={"paper": instance})
+    instance._old_slug = None
+
+
+def paper_for_old_slug(slug, user=None):
+    """The paper an old slug now names (if `user` may see it), or None."""
+    from .models import Paper
+
+    papers = Paper.objects.visible_to(user) if user is not None else Paper.objects.all()
+    return papers.filter(slug_aliases__slug=slug).first()
+
+
+def redirect_old_slugs(view):
+    """Wrap a view taking `slug`: where no paper has that slug but one used to, answer 301 to
+    the same view for the paper's current slug."""
+    import functools
+
+    from django.http import Http404, HttpResponsePermanentRedirect
+    from django.urls import resolve, reverse
+
+    @functools.wraps(view)
+    def wrapper(request, *args, slug, **kwargs):
+        try:
+            return view(request, *args, slug=slug, **kwargs)
+        except Http404:
+            paper = paper_for_old_slug(slug, request.user)
+            if paper is None:
+                raise
+            match = resolve(request.path_info)
+            url = reverse(match.view_name, args=args, kwargs={**kwargs, "slug": paper.slug})
+            query = request.META.get("QUERY_STRING")
+            return HttpResponsePermanentRedirect(f"{url}?{query}" if query else url)
+
+    return wrapper

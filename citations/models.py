@@ -425,3 +425,4 @@ from .identity import (  # noqa: E402, F401
     PaperSlugAlias,
     PendingCitation,
 )
+from .importers.runs import ImportRun  # noqa: E402, F401

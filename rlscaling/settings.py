@@ -69,11 +69,17 @@ INSTALLED_APPS = [
     "simple_history",
     "axes",
     "csp",
+    # The task queue (Django's Tasks API backport) and its database backend: large imports.
+    "django_tasks",
+    "django_tasks_db",
     "rlscaling",
     "bottlenecks",
     "citations",
     "notes",
 ]
+
+# Background tasks (large imports) are rows in the database; `manage.py db_worker` runs them.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

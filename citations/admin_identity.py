@@ -1,0 +1,252 @@
+"""Admin for bringing papers in and keeping one record per paper: imports (paste or upload, dry
+run, confirm; progress of background runs), possible duplicates with a merge action, and the
+merge log with undo."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from .duplicates import possible_duplicates
+from .identity import PaperIdentifier, PaperMerge, PaperSlugAlias, PendingCitation
+from .importers import FORMATS, BadImportFile
+from .importers.runs import ImportRun
+from .merging import merge_papers, undo_merge
+from .models import Paper
+
+MAX_UPLOAD_BYTES = 200 * 1024 * 1024
+
+
+class ImportForm(forms.Form):
+    text = forms.CharField(
+        label="Paste BibTeX, a list of arXiv ids, or any supported format",
+        widget=forms.Textarea(attrs={"rows": 14, "cols": 100}),
+        required=False,
+    )
+    file = forms.FileField(required=False)
+    format = forms.ChoiceField(
+        choices=[
+            ("", "Guess from the content"),
+            *[(f, f) for f in FORMATS],
+            ("arxiv-ids", "arXiv ids"),
+        ],
+        required=False,
+    )
+    publish = forms.BooleanField(
+        required=False, help_text="Publish new papers and edges at once (default: drafts)."
+    )
+
+    def clean(self):
+        data = super().clean()
+        upload = data.get("file")
+        if upload:
+            if upload.size > MAX_UPLOAD_BYTES:
+                raise forms.ValidationError("The file is larger than 200 MB.")
+            try:
+                data["content"] = upload.read().decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise forms.ValidationError("The file is not UTF-8 text.") from None
+            data["name"] = upload.name
+        elif data.get("text", "").strip():
+            data["content"], data["name"] = data["text"], "pasted text"
+        else:
+            raise forms.ValidationError("Paste some text or choose a file.")
+        return data
+
+
+@admin.register(ImportRun)
+class ImportRunAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "created_by", "created_at", "state", "progress", "records"]
+    list_filter = ["state"]
+    readonly_fields = [
+        "name",
+        "format",
+        "publish",
+        "state",
+        "records",
+        "processed",
+        "progress",
+        "counts",
+        "created_by",
+        "created_at",
+        "finished_at",
+        "task_id",
+        "dry_run",
+        "report",
+    ]
+    exclude = ["text"]
+
+    @admin.display(description="progress")
+    def progress(self, run):
+        return format_html(
+            '<progress max="100" value="{}">{}%</progress> {}%',
+            run.percent,
+            run.percent,
+            run.percent,
+        )
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def get_urls(self):
+        return [
+            path(
+                "<int:pk>/confirm/",
+                self.admin_site.admin_view(self.confirm_view),
+                name="citations_importrun_confirm",
+            ),
+            *super().get_urls(),
+        ]
+
+    def add_view(self, request, form_url="", extra_context=None):
+        """Paste or upload, then see the dry run (nothing written but the run's own row)."""
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        form = ImportForm(request.POST or None, request.FILES or None)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "form": form,
+            "title": "Import papers",
+        }
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            try:
+                run, plan = ImportRun.preview(
+                    data["content"], data["format"], data["name"], data["publish"], request.user
+                )
+            except BadImportFile as error:
+                form.add_error(None, str(error))
+            else:
+                return redirect("admin:citations_importrun_confirm", run.pk)
+        return TemplateResponse(request, "admin/citations/import_form.html", context)
+
+    def confirm_view(self, request, pk):
+        run = get_object_or_404(ImportRun, pk=pk)
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        if request.method == "POST":
+            try:
+                run.confirm()
+            except BadImportFile as error:
+                self.message_user(request, str(error), messages.ERROR)
+            else:
+                if run.state == ImportRun.State.QUEUED:
+                    self.message_user(request, f"{run.records} records queued for the worker.")
+                else:
+                    self.message_user(request, f"Imported: {run.counts}.", messages.SUCCESS)
+            return redirect("admin:citations_importrun_change", run.pk)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "run": run,
+            "title": "Dry run: confirm the import",
+        }
+        return TemplateResponse(request, "admin/citations/import_confirm.html", context)
+
+
+@admin.register(PaperMerge)
+class PaperMergeAdmin(admin.ModelAdmin):
+    list_display = ["merged_slug", "kept", "reason", "merged_by", "merged_at", "undone_at"]
+    readonly_fields = [
+        "kept",
+        "merged_slug",
+        "merged_title",
+        "reason",
+        "merged_by",
+        "merged_at",
+        "undone_at",
+    ]
+    exclude = ["snapshot"]
+    actions = ["undo"]
+    change_list_template = "admin/citations/papermerge_change_list.html"
+
+    def has_add_permission(self, request):
+        return self.may_merge(request)
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def add_view(self, request, form_url="", extra_context=None):
+        """Adding a merge is picking one of the possible duplicates."""
+        return self.duplicates_view(request)
+
+    def may_merge(self, request):
+        return request.user.has_perms(["citations.change_paper", "citations.delete_paper"])
+
+    def get_actions(self, request):
+        actions = super().get_actions(request)
+        if not self.may_merge(request):
+            actions.pop("undo", None)
+        return actions
+
+    @admin.action(description="Undo the selected merges")
+    def undo(self, request, queryset):
+        for merge in queryset.filter(undone_at=None).order_by("-merged_at", "-id"):
+            paper = undo_merge(merge)
+            self.message_user(request, f"{paper.slug} is back as its own paper.")
+
+    def get_urls(self):
+        return [
+            path(
+                "duplicates/",
+                self.admin_site.admin_view(self.duplicates_view),
+                name="citations_paper_duplicates",
+            ),
+            *super().get_urls(),
+        ]
+
+    def duplicates_view(self, request):
+        """Possible duplicates; POST keep=<pk>&other=<pk> merges `other` into `keep`."""
+        if not self.may_merge(request):
+            raise PermissionDenied
+        if request.method == "POST":
+            keep = get_object_or_404(Paper, pk=request.POST.get("keep"))
+            other = get_object_or_404(Paper, pk=request.POST.get("other"))
+            if keep.pk == other.pk:
+                self.message_user(request, "A paper cannot be merged into itself.", messages.ERROR)
+                return redirect("admin:citations_paper_duplicates")
+            merge = merge_papers(keep, other, reason="editor", user=request.user)
+            self.message_user(
+                request, f"Merged {merge.merged_slug} into {keep.slug}; undo it from the merge log."
+            )
+            return redirect(reverse("admin:citations_paper_change", args=[keep.pk]))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "pairs": possible_duplicates(),
+            "title": "Possible duplicate papers",
+        }
+        return TemplateResponse(request, "admin/citations/duplicates.html", context)
+
+
+@admin.register(PaperIdentifier)
+class PaperIdentifierAdmin(admin.ModelAdmin):
+    """Identifiers a paper answers to besides its own arXiv id and DOI fields."""
+
+    list_display = ["value", "scheme", "paper"]
+    list_filter = ["scheme"]
+    search_fields = ["value", "paper__title"]
+    autocomplete_fields = ["paper"]
+
+
+@admin.register(PaperSlugAlias)
+class PaperSlugAliasAdmin(admin.ModelAdmin):
+    """Old slugs answering 301 to the paper's current address."""
+
+    list_display = ["slug", "paper", "created_at"]
+    search_fields = ["slug", "paper__title"]
+    autocomplete_fields = ["paper"]
+
+
+@admin.register(PendingCitation)
+class PendingCitationAdmin(admin.ModelAdmin):
+    """Imported edges waiting for the paper at their other end."""
+
+    list_display = ["paper", "direction", "scheme", "value", "role_slug", "source"]
+    list_filter = ["source", "scheme"]
+    search_fields = ["value", "paper__title"]
+    autocomplete_fields = ["paper"]
