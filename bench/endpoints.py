@@ -250,5 +250,8 @@ EXCLUDED = {
     "admin": "the editors' admin needs a signed-in session; its changelists and the largest "
     "hub's change form are timed with the editors' work (issue 15), not by this anonymous load",
     "api:token": "POST only (trades a password for a token): a write, rate-limited by design",
+    "api:imports": "POST only, for editors: imports write papers (bench/RESULTS.md times them "
+    "with manage.py import_papers)",
+    "api:import-detail": "an editor's import run: signed-in only, and a write when POSTed",
     "api:not-found": "the catch-all JSON 404 for addresses under /api/v1/ that do not exist",
 }

@@ -10,6 +10,7 @@ from drf_spectacular.views import (
 from rest_framework.routers import DefaultRouter
 
 from bottlenecks import api as bottlenecks_api
+from citations.api import imports as imports_api
 from citations.api import views as citations_api
 from notes import api as notes_api
 from rlscaling.api.auth import ObtainTokenView
@@ -59,6 +60,8 @@ urlpatterns = [
         citations_api.PaperCitationsView.as_view(),
         name="paper-citations",
     ),
+    path("imports/", imports_api.ImportListView.as_view(), name="imports"),
+    path("imports/<int:pk>/", imports_api.ImportDetailView.as_view(), name="import-detail"),
     *router.urls,
     # Anything else under /api/v1/ gets the API's JSON 404, not the site's HTML page.
     re_path(r"^.*/$", NotFoundView.as_view(), name="not-found"),

@@ -66,6 +66,9 @@ def test_readers_cannot_import(client, reader):
     assert not Paper.objects.exists()
 
 
+# The worker closes its database connections between tasks, as a real one must: the test
+# commits instead of rolling back a transaction.
+@pytest.mark.django_db(transaction=True)
 @override_settings(
     TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 )

@@ -1,0 +1,128 @@
+"""POST /api/v1/imports/: the importers for API clients (editors). The same one code path as the
+admin and `manage.py import_papers`: a dry run first, then the same run confirmed."""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import permissions, serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+from rest_framework.views import APIView
+
+from ..importers import FORMATS, BadImportFile
+from ..importers.runs import ImportRun
+
+MAX_IMPORT_BYTES = 200 * 1024 * 1024
+
+
+class MayImport(permissions.BasePermission):
+    """Editors who may add papers and citations."""
+
+    def has_permission(self, request, view):
+        return request.user.is_authenticated and request.user.has_perms(
+            ["citations.add_paper", "citations.add_citation", "citations.add_importrun"]
+        )
+
+
+class ImportRequestSerializer(serializers.Serializer):
+    text = serializers.CharField(required=False, trim_whitespace=False, allow_blank=False)
+    file = serializers.FileField(required=False)
+    format = serializers.ChoiceField(
+        choices=[*FORMATS, "arxiv-ids"], required=False, help_text="Guessed when omitted."
+    )
+    apply = serializers.BooleanField(
+        default=False, help_text="Write at once; by default only the dry run is returned."
+    )
+    publish = serializers.BooleanField(default=False, help_text="New papers and edges published.")
+
+    def validate(self, data):
+        upload = data.pop("file", None)
+        if upload is not None:
+            if upload.size > MAX_IMPORT_BYTES:
+                raise ValidationError({"file": ["The file is larger than 200 MB."]})
+            try:
+                data["text"], data["name"] = upload.read().decode("utf-8-sig"), upload.name
+            except UnicodeDecodeError:
+                raise ValidationError({"file": ["The file is not UTF-8 text."]}) from None
+        elif data.get("text"):
+            data["name"] = "API text"
+        else:
+            raise ValidationError({"text": ["Send the records as `text` or upload a `file`."]})
+        return data
+
+
+class ImportRunSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+    percent = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = ImportRun
+        fields = [
+            "id", "url", "name", "format", "state", "publish", "records", "processed", "percent",
+            "counts", "dry_run", "report", "created_at", "finished_at",
+        ]  # fmt: skip
+
+    def get_url(self, run) -> str:
+        return reverse("api:import-detail", args=[run.pk], request=self.context.get("request"))
+
+
+class ImportListView(APIView):
+    """Import papers (and their citation edges) from BibTeX, arXiv API Atom, OpenAlex,
+    Semantic Scholar, CSL-JSON or a list of arXiv ids. Without `apply` it is a dry run (the
+    report of what would be created, updated, merged or skipped); `apply` writes it (a large
+    file is queued: follow its `url`)."""
+
+    permission_classes = [MayImport]
+    parser_classes = [JSONParser, MultiPartParser, FormParser]
+
+    @extend_schema(
+        operation_id="imports_create",
+        request=ImportRequestSerializer,
+        responses={200: ImportRunSerializer, 201: ImportRunSerializer, 202: ImportRunSerializer},
+    )
+    def post(self, request):
+        payload = ImportRequestSerializer(data=request.data)
+        payload.is_valid(raise_exception=True)
+        data = payload.validated_data
+        try:
+            run, plan = ImportRun.preview(
+                data["text"], data.get("format"), data["name"], data["publish"], request.user
+            )
+            if data["apply"]:
+                run.confirm()
+        except BadImportFile as error:
+            raise ValidationError({"text": [str(error)]}) from None
+        run.refresh_from_db()
+        answer = ImportRunSerializer(run, context={"request": request}).data
+        if not data["apply"]:
+            return Response({**answer, "plan": plan.as_dict()}, status=status.HTTP_200_OK)
+        code = status.HTTP_202_ACCEPTED if run.state == "queued" else status.HTTP_201_CREATED
+        return Response(answer, status=code)
+
+
+class ImportDetailView(APIView):
+    """An import run: its dry run, state, progress and final report. POST confirms (applies)
+    a run that was only previewed."""
+
+    permission_classes = [MayImport]
+
+    @extend_schema(responses=ImportRunSerializer)
+    def get(self, request, pk):
+        run = get_object_or_404(ImportRun, pk=pk)
+        return Response(ImportRunSerializer(run, context={"request": request}).data)
+
+    @extend_schema(
+        operation_id="imports_confirm",
+        request=None,
+        responses={201: ImportRunSerializer, 202: ImportRunSerializer},
+    )
+    def post(self, request, pk):
+        run = get_object_or_404(ImportRun, pk=pk)
+        try:
+            run.confirm()
+        except BadImportFile as error:
+            raise ValidationError({"state": [str(error)]}) from None
+        run.refresh_from_db()
+        code = status.HTTP_202_ACCEPTED if run.state == "queued" else status.HTTP_201_CREATED
+        return Response(ImportRunSerializer(run, context={"request": request}).data, status=code)
