@@ -35,6 +35,11 @@ EDITED_FIELD = {
 }
 # Names only, edited inline on their paper; no editorial text of their own.
 WITHOUT_HISTORY = {"Author", "Authorship"}
+# Bookkeeping beside a paper: its other identifiers and old slugs (changed by imports and
+# merges, each recorded in the paper's history), edges waiting for a paper, and the logs of
+# imports and merges themselves (a merge is undone from its log, not reverted).
+WITHOUT_HISTORY |= {"PaperIdentifier", "PaperSlugAlias", "PendingCitation", "ImportRun"}
+WITHOUT_HISTORY |= {"PaperMerge"}
 
 
 def url(obj, view, *args):
