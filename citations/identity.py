@@ -171,25 +171,39 @@ def paper_for_old_slug(slug, user=None):
     return papers.filter(slug_aliases__slug=slug).first()
 
 
+def old_slug_redirect(request, slug):
+    """A 301 to the same address with the current slug of the paper that `slug` used to name
+    (if the requester may see it), else None."""
+    from django.http import HttpResponsePermanentRedirect
+    from django.urls import resolve, reverse
+
+    paper = paper_for_old_slug(slug, request.user)
+    if paper is None:
+        return None
+    match = resolve(request.path_info)
+    url = reverse(match.view_name, args=match.args, kwargs={**match.kwargs, "slug": paper.slug})
+    query = request.META.get("QUERY_STRING")
+    return HttpResponsePermanentRedirect(f"{url}?{query}" if query else url)
+
+
 def redirect_old_slugs(view):
-    """Wrap a view taking `slug`: where no paper has that slug but one used to, answer 301 to
-    the same view for the paper's current slug."""
+    """Wrap a view taking `slug`: where it finds no paper (a 404) but one used to have that
+    slug, answer 301 to the same view for the paper's current slug."""
     import functools
 
-    from django.http import Http404, HttpResponsePermanentRedirect
-    from django.urls import resolve, reverse
+    from django.http import Http404
 
     @functools.wraps(view)
     def wrapper(request, *args, slug, **kwargs):
         try:
-            return view(request, *args, slug=slug, **kwargs)
+            response = view(request, *args, slug=slug, **kwargs)
         except Http404:
-            paper = paper_for_old_slug(slug, request.user)
-            if paper is None:
+            redirect = old_slug_redirect(request, slug)
+            if redirect is None:
                 raise
-            match = resolve(request.path_info)
-            url = reverse(match.view_name, args=args, kwargs={**kwargs, "slug": paper.slug})
-            query = request.META.get("QUERY_STRING")
-            return HttpResponsePermanentRedirect(f"{url}?{query}" if query else url)
+            return redirect
+        if response.status_code == 404:
+            return old_slug_redirect(request, slug) or response
+        return response
 
     return wrapper

@@ -5,6 +5,7 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count, Max, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import extend_schema, inline_serializer
@@ -25,6 +26,7 @@ from citations.api.serializers import (
     TagSerializer,
 )
 from citations.identifiers import normalise_arxiv_id, normalise_doi
+from citations.identity import old_slug_redirect, papers_with_identifiers
 from citations.models import Citation, CitationPolarity, CitationRole, Paper
 from notes.models import ResearchNote
 from rlscaling.api.conditional import ConditionalGetMixin
@@ -69,25 +71,37 @@ class PaperViewSet(PublishableViewSet):
         latest_edge = paper.public_citations_received().aggregate(latest=Max("updated_at"))
         return max(filter(None, [paper.updated_at, latest_edge["latest"]]))
 
-    def detail_for(self, field, value, normalise, lookup):
-        """The paper whose identifier `field` is `value` (normalised; 400 if malformed)."""
+    def detail_for(self, field, value, normalise, scheme):
+        """The paper answering to the identifier (normalised; 400 if malformed): by its own
+        field, the other form (arXiv id ⇄ arXiv DataCite DOI) or an identifier it keeps from
+        an import or a merge."""
         try:
             value = normalise(value)
         except DjangoValidationError as error:
             raise ValidationError({field: error.messages}) from None
-        self.kwargs[lookup] = value
-        self.lookup_field = self.lookup_url_kwarg = lookup
-        return self.retrieve(self.request)
+        slug = papers_with_identifiers({scheme: value}).values_list("slug", flat=True).first()
+        self.kwargs["slug"] = slug or ""
+        return super().retrieve(self.request, slug=self.kwargs["slug"])
+
+    def retrieve(self, request, *args, **kwargs):
+        """A paper by slug; a renamed or merged paper's old slug answers 301."""
+        try:
+            return super().retrieve(request, *args, **kwargs)
+        except Http404:
+            redirect = old_slug_redirect(request, kwargs.get("slug", ""))
+            if redirect is None:
+                raise
+            return redirect
 
     @extend_schema(summary="A paper by its arXiv id", responses=PaperSerializer)
     @action(detail=False, url_path=r"by-arxiv/(?P<arxiv_id>.+)", filter_backends=[])
     def by_arxiv(self, request, arxiv_id):
-        return self.detail_for("arxiv_id", arxiv_id, normalise_arxiv_id, "arxiv_id")
+        return self.detail_for("arxiv_id", arxiv_id, normalise_arxiv_id, "arxiv")
 
     @extend_schema(summary="A paper by its DOI", responses=PaperSerializer)
     @action(detail=False, url_path=r"by-doi/(?P<doi>.+)", filter_backends=[])
     def by_doi(self, request, doi):
-        return self.detail_for("doi", doi, normalise_doi, "doi__iexact")
+        return self.detail_for("doi", doi, normalise_doi, "doi")
 
 
 class HubCursorPagination(CursorPagination):

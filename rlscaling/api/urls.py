@@ -12,6 +12,7 @@ from rest_framework.routers import DefaultRouter
 from bottlenecks import api as bottlenecks_api
 from citations.api import imports as imports_api
 from citations.api import views as citations_api
+from citations.identity import redirect_old_slugs
 from notes import api as notes_api
 from rlscaling.api.auth import ObtainTokenView
 from rlscaling.api.errors import NotFoundView
@@ -57,7 +58,7 @@ urlpatterns = [
     path("auth/token/", ObtainTokenView.as_view(), name="token"),
     path(
         "papers/<slug:slug>/citations/",
-        citations_api.PaperCitationsView.as_view(),
+        redirect_old_slugs(citations_api.PaperCitationsView.as_view()),
         name="paper-citations",
     ),
     path("imports/", imports_api.ImportListView.as_view(), name="imports"),

@@ -138,3 +138,46 @@ def test_possible_duplicates():
         (d.pk, e.pk): "arXiv id 2402.03300 and its DOI 10.48550/arXiv.2402.03300",
     }
     assert c.pk not in {pk for pair in pairs for pk in pair}
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("/api/v1/papers/old-name/", "/api/v1/papers/new-name/"),
+        ("/api/v1/papers/old-name/citations/", "/api/v1/papers/new-name/citations/"),
+    ],
+)
+def test_the_api_answers_301_from_an_old_slug(client, old, new):
+    paper = PaperFactory(slug="old-name")
+    paper.slug = "new-name"
+    paper.save()
+    response = client.get(old + "?page_size=5")
+    assert response.status_code == 301
+    assert response["Location"] == new + "?page_size=5"
+    assert client.get(response["Location"]).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "by-doi/10.48550/arXiv.2510.13786/",
+        "by-doi/https://doi.org/10.48550/ARXIV.2510.13786/",
+        "by-arxiv/2510.13786v3/",
+        "by-arxiv/arXiv:2510.13786/",
+        "by-doi/10.5555/merged.1/",
+        "by-arxiv/2402.03300/",
+    ],
+)
+def test_the_api_finds_a_paper_by_any_identifier_it_answers_to(client, path):
+    paper = PaperFactory(slug="scalerl", arxiv_id="2510.13786", doi="")
+    PaperIdentifier.objects.create(paper=paper, scheme="doi", value="10.5555/merged.1")
+    PaperIdentifier.objects.create(paper=paper, scheme="arxiv", value="2402.03300")
+    response = client.get(f"/api/v1/papers/{path}")
+    assert response.status_code == 200, response.content
+    assert response.json()["slug"] == "scalerl"
+
+
+def test_a_draft_found_by_identifier_stays_404_for_the_public(client):
+    PaperFactory(slug="draft", arxiv_id="2510.13786", status="draft")
+    assert client.get("/api/v1/papers/by-doi/10.48550/arXiv.2510.13786/").status_code == 404
+    assert client.get("/api/v1/papers/by-arxiv/2510.13786/").status_code == 404

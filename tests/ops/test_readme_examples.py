@@ -34,18 +34,6 @@ def readme_urls():
     )
 
 
-def example(url):
-    if "by-doi/10.48550/" in url:
-        return pytest.param(
-            url,
-            marks=pytest.mark.xfail(
-                reason="the demo papers carry no DOI yet: issue 14 (importers) adds them",
-                strict=False,
-            ),
-        )
-    return url
-
-
 def test_the_readme_shows_examples():
     urls = readme_urls()
     assert "/research/" in urls
@@ -53,7 +41,7 @@ def test_the_readme_shows_examples():
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("url", [example(url) for url in readme_urls()])
+@pytest.mark.parametrize("url", readme_urls())
 def test_a_readme_url_works_on_the_demo_content(demo, url):
     response = Client().get(url)
     # The admin and the API's token endpoint answer a redirect to the login / 405 for GET.
