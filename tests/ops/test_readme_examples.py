@@ -23,7 +23,8 @@ def readme_urls():
     for path in re.findall(r"http://127\.0\.0\.1:8000(/[^\s`)\"']*)", text):
         urls.add(path.rstrip(".,;:"))
     for path in re.findall(r"`((?:papers|citations|layers|notes|tags)/[^`\s]+)`", text):
-        urls.add(API + path)
+        if not (README.parent / path).exists():  # `citations/api/` is a package, not a URL
+            urls.add(API + path)
     for line in text.splitlines():
         if line.lstrip().startswith("curl") and " -X " not in line:
             urls.update(API + path for path in re.findall(r'"\$API/([^"]*)"', line))
