@@ -46,3 +46,6 @@ class AnalysisStepAdmin(SimpleHistoryAdmin):
     list_display = ["title", "analysis", "order"]
     list_filter = ["analysis"]
     search_fields = ["title", "body"]
+
+
+from . import evidence_admin  # noqa: E402, F401  (claims, signals and tests register there)

@@ -85,3 +85,12 @@ class AnalysisStep(models.Model):
 
     def __str__(self):
         return f"{self.order:02d} {self.title}"
+
+
+# Claims, failure signals and discriminating tests live in their own module.
+from bottlenecks.evidence import (  # noqa: E402, F401
+    Claim,
+    DiscriminatingTest,
+    FailureSignal,
+    SignalLayer,
+)

@@ -16,7 +16,17 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
-from bottlenecks.models import Analysis, AnalysisStep, Dimension, Layer, LoopStage
+from bottlenecks.models import (
+    Analysis,
+    AnalysisStep,
+    Claim,
+    Dimension,
+    DiscriminatingTest,
+    FailureSignal,
+    Layer,
+    LoopStage,
+    SignalLayer,
+)
 from citations.models import Author, Authorship, Citation, CitationPolarity, CitationRole, Paper
 from notes.models import CommunityPost, GuideSection, Question, ReportedFigure, ResearchNote
 from rlscaling.publishing import Status
@@ -71,6 +81,7 @@ class DemoLoader:
         self.load_papers(papers["papers"])
         self.load_citations(citations)
         self.load_notes(notes)
+        self.load_evidence(self.read("evidence.toml"))
         return self.changed
 
     # -- helpers ---------------------------------------------------------------------------
@@ -278,3 +289,56 @@ class DemoLoader:
                 {"kind": row["kind"], "question": row["question"]},
                 {"answer": row["answer"], "order": row["order"], **self.publishing(row)},
             )
+
+    def load_evidence(self, data):
+        """Claims, failure signals (with their layer weights) and discriminating tests."""
+        papers = {paper.slug: paper for paper in Paper.objects.all()}
+        layers = {layer.slug: layer for layer in Layer.objects.all()}
+        notes = {note.slug: note for note in ResearchNote.objects.all()}
+        claims = {}
+        text_fields = ["figure", "unit", "direction", "model_size", "task_family"]
+        text_fields += ["reward_type", "budget", "setup", "reproduced_by", "reproduction_url"]
+        for row in data["claims"]:
+            values = {field: row.get(field, "") for field in text_fields}
+            values |= {
+                "statement": row["statement"],
+                "model_name": row.get("model_name", ""),
+                "reported_on": row.get("reported_on"),
+                "evidence_status": row["evidence_status"],
+                "last_reviewed": row.get("last_reviewed"),
+                "review_due": row.get("review_due"),
+            }
+            claim = self.upsert(Claim, {"slug": row["slug"]}, values | self.publishing(row))
+            self.set_related(claim.layers, [layers[slug] for slug in row.get("layers", [])])
+            self.set_related(claim.papers, [papers[slug] for slug in row.get("papers", [])])
+            self.set_related(claim.notes, [notes[slug] for slug in row.get("notes", [])])
+            claims[claim.slug] = claim
+        for row in data["signals"]:
+            signal = self.upsert(
+                FailureSignal,
+                {"slug": row["slug"]},
+                {"text": row["text"], "order": row["order"], **self.publishing(row)},
+            )
+            weights = dict.fromkeys(row.get("supporting", []), SignalLayer.Strength.SUPPORTING)
+            weights |= dict.fromkeys(row.get("primary", []), SignalLayer.Strength.PRIMARY)
+            stored = {link.layer.slug: link.strength for link in signal.links.all()}
+            if stored != weights:
+                signal.links.all().delete()
+                for slug, strength in weights.items():
+                    SignalLayer.objects.create(signal=signal, layer=layers[slug], strength=strength)
+                self.changed += 1
+        for row in data["tests"]:
+            test = self.upsert(
+                DiscriminatingTest,
+                {"slug": row["slug"]},
+                {
+                    "title": row["title"],
+                    "procedure": row["procedure"],
+                    "interpretation": row["interpretation"],
+                    "cost": row["cost"],
+                    **self.publishing(row),
+                },
+            )
+            self.set_related(test.layers, [layers[slug] for slug in row["layers"]])
+            self.set_related(test.claims, [claims[slug] for slug in row.get("claims", [])])
+            self.set_related(test.papers, [papers[slug] for slug in row.get("papers", [])])

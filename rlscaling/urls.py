@@ -29,6 +29,7 @@ urlpatterns = [
     path("", include("citations.urls")),
     path("", include("notes.urls")),
     path("bottlenecks/", include("bottlenecks.urls")),
+    path("", include("bottlenecks.evidence_urls")),
     path("api/v1/", include("rlscaling.api.urls")),
     path(settings.ADMIN_URL, admin.site.urls),
 ]

@@ -1,14 +1,14 @@
 """Site-wide pages that belong to no one app: the field guide (home), tag pages, robots.txt."""
 
 from django.conf import settings
-from django.db.models import F
+from django.db.models import F, Prefetch
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 from taggit.models import Tag
 
-from bottlenecks.models import Analysis, Dimension, Layer, LoopStage
+from bottlenecks.models import Analysis, Claim, Dimension, Layer, LoopStage
 from citations.models import Paper
 from notes.models import CommunityPost, GuideSection, Question, ResearchNote
 
@@ -23,7 +23,9 @@ TAG_PAGE_SIZE = 20
 def home(request):
     """The field guide: the editor-written sections of seed 001, in order."""
     featured_notes = list(
-        ResearchNote.objects.featured().prefetch_related("figures")[:FEATURED_NOTES_LIMIT]
+        ResearchNote.objects.featured().prefetch_related(
+            Prefetch("claims", queryset=Claim.objects.published().by_evidence())
+        )[:FEATURED_NOTES_LIMIT]
     )
     context = {
         "nav": "guide",

@@ -141,3 +141,32 @@ class QuestionFactory(PublishedFactory):
 
     class Meta:
         model = Question
+
+
+class ClaimFactory(PublishedFactory):
+    slug = factory.Sequence(lambda n: f"claim-{n}")
+    statement = factory.Sequence(lambda n: f"Finding number {n} holds in one setup.")
+    figure = factory.Sequence(lambda n: f"{n}.5×")
+    unit = "higher throughput"
+
+    class Meta:
+        model = "bottlenecks.Claim"
+
+
+class FailureSignalFactory(PublishedFactory):
+    slug = factory.Sequence(lambda n: f"signal-{n}")
+    text = factory.Sequence(lambda n: f"Observed signal {n}")
+    order = factory.Sequence(lambda n: n)
+
+    class Meta:
+        model = "bottlenecks.FailureSignal"
+
+
+class DiscriminatingTestFactory(PublishedFactory):
+    slug = factory.Sequence(lambda n: f"test-{n}")
+    title = factory.Sequence(lambda n: f"Discriminating test {n}")
+    procedure = "Run it."
+    interpretation = "Read it."
+
+    class Meta:
+        model = "bottlenecks.DiscriminatingTest"

@@ -28,7 +28,7 @@ def admin_urls(model, obj=None):
 
 
 # Edited only inline on their parent's page.
-INLINE_ONLY = {"Authorship", "ReportedFigure"}
+INLINE_ONLY = {"Authorship", "ReportedFigure", "SignalLayer"}
 
 
 def test_every_editorial_model_is_in_the_admin():

@@ -12,7 +12,7 @@ from tests.helpers import text_of
 pytestmark = pytest.mark.django_db
 
 INDEX = reverse("bottlenecks:index")
-PAGE_QUERY_CEILING = 10
+PAGE_QUERY_CEILING = 14  # the layer page: + claims (3) and the evidence strip (2)
 
 
 def layer_url(slug):

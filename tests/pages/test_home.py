@@ -98,7 +98,10 @@ def test_recent_evidence_is_dated_by_the_newest_featured_note(home):
     ]:
         assert re.search(rf"<dt>{re.escape(value)}</dt><dd>{label}", home.content.decode())
     assert text.count("Read the research note →") == 3
-    assert "All three items are new preprints" in text  # the caveat paragraph
+    # The caveat paragraph is computed from the claims' statuses and the notes' own caveats.
+    assert "All three items report figures from a single setup" in text
+    assert "carries its own caveat: “The authors describe this paper as work in progress.”" in text
+    assert "Treat the reported numbers as results from particular setups" in text
 
 
 def test_newest_featured_note_sets_the_updated_date(client, demo):

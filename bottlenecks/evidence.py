@@ -1,0 +1,441 @@
+"""Claims with their evidence status, and the pieces of the diagnosis built on them:
+failure signals readers observe, and discriminating tests that tell layers apart."""
+
+import datetime
+from dataclasses import dataclass
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Case, IntegerField, Prefetch, Q, Value, When
+from django.db.models.functions import TruncQuarter
+from django.urls import reverse
+from simple_history.models import HistoricalRecords
+
+from rlscaling.publishing import Publishable, PublishableQuerySet
+
+
+class EvidenceStatus(models.TextChoices):
+    """How far a finding has travelled beyond the setup that produced it. The order of the
+    members is the order in which evidence is shown: strongest first."""
+
+    REPRODUCED = "reproduced", "Reproduced"
+    REPORTED = "reported", "Reported (one setup)"
+    CONTESTED = "contested", "Contested"
+    SUPERSEDED = "superseded", "Superseded"
+
+    @classmethod
+    def rank(cls):
+        """An expression giving each status its place in `EvidenceStatus` (0 = strongest)."""
+        return Case(
+            *[When(evidence_status=value, then=Value(i)) for i, value in enumerate(cls.values)],
+            default=Value(len(cls.values)),
+            output_field=IntegerField(),
+        )
+
+
+class Direction(models.TextChoices):
+    INCREASE = "increase", "Increase"
+    DECREASE = "decrease", "Decrease"
+    NONE = "", "Not applicable"
+
+
+class TaskFamily(models.TextChoices):
+    MATH = "math", "Math and logical reasoning"
+    CODE = "code", "Code and software engineering"
+    AGENTIC = "agentic", "Agents and tool use"
+    MULTIMODAL = "multimodal", "Vision and multimodal"
+    GENERAL = "general", "General chat and instruction following"
+
+
+class ModelSize(models.TextChoices):
+    SMALL = "small", "Under 10B parameters"
+    MEDIUM = "medium", "10B to 100B parameters"
+    LARGE = "large", "Over 100B parameters"
+
+
+class RewardType(models.TextChoices):
+    VERIFIABLE = "verifiable", "Verifiable (graders, tests, checkers)"
+    LEARNED = "learned", "Learned reward model"
+    HUMAN = "human", "Human feedback"
+
+
+SETTING_FIELDS = {"task_family": TaskFamily, "model_size": ModelSize, "reward_type": RewardType}
+
+
+class ClaimQuerySet(PublishableQuerySet):
+    def by_evidence(self, *within_status):
+        """Strongest evidence first (reproduced, reported, contested, superseded); within a
+        status by `within_status`, then the newest finding, then the statement, so the order
+        is the same on every database."""
+        ranked = self
+        if "evidence_rank" not in self.query.annotations:
+            ranked = self.annotate(evidence_rank=EvidenceStatus.rank())
+        return ranked.order_by(
+            "evidence_rank",
+            *within_status,
+            models.F("reported_on").desc(nulls_last=True),
+            "id",
+        )
+
+    def for_display(self):
+        """Published claims in evidence order, with what a claim card shows prefetched."""
+        from citations.models import Citation, Paper
+
+        return (
+            self.published()
+            .by_evidence()
+            .select_related("superseded_by")
+            .prefetch_related(
+                Prefetch("papers", queryset=Paper.objects.published().only("slug", "title")),
+                Prefetch(
+                    "contrasting_citations",
+                    queryset=Citation.objects.public().select_related("citing_paper"),
+                ),
+            )
+        )
+
+    def in_setting(self, **setting):
+        """Claims whose setup matches each chosen setting, or leaves that field open."""
+        query = Q()
+        for field, value in setting.items():
+            if value:
+                query &= Q(**{field: value}) | Q(**{field: ""})
+        return self.filter(query)
+
+
+class Claim(Publishable):
+    """One finding from a paper or note ("up to 2.29× higher generation throughput"), the setup
+    it holds in, the layers it speaks to, and how well it stands up (its evidence status)."""
+
+    slug = models.SlugField(max_length=200, unique=True)
+    statement = models.TextField(help_text="The finding in one sentence, as the source states it.")
+    figure = models.CharField(
+        max_length=40, blank=True, help_text='The headline number as shown, e.g. "2.29×" or "67%".'
+    )
+    unit = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text='What the figure measures, e.g. "generation throughput".',
+    )
+    direction = models.CharField(max_length=10, choices=Direction.choices, blank=True)
+    # The setup the finding holds in.
+    model_name = models.CharField("model", max_length=200, blank=True)
+    model_size = models.CharField(max_length=10, choices=ModelSize.choices, blank=True)
+    task_family = models.CharField(max_length=20, choices=TaskFamily.choices, blank=True)
+    reward_type = models.CharField(max_length=20, choices=RewardType.choices, blank=True)
+    budget = models.CharField(max_length=200, blank=True, help_text='e.g. "100,000 GPU-hours".')
+    setup = models.TextField(blank=True, help_text="Anything else about the setup that matters.")
+    reported_on = models.DateField(
+        null=True, blank=True, help_text="When the finding was first reported (the source's date)."
+    )
+
+    evidence_status = models.CharField(
+        max_length=12,
+        choices=EvidenceStatus.choices,
+        default=EvidenceStatus.REPORTED,
+        db_index=True,
+    )
+    reproduced_by = models.CharField(
+        max_length=300, blank=True, help_text="Who reproduced it (for status reproduced)."
+    )
+    reproduction_url = models.URLField("reproduction link", max_length=500, blank=True)
+    contrasting_citations = models.ManyToManyField(
+        "citations.Citation",
+        blank=True,
+        related_name="contested_claims",
+        help_text="The citations that contest it (for status contested).",
+    )
+    superseded_by = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="supersedes",
+        help_text="The claim that replaces it (for status superseded).",
+    )
+    last_reviewed = models.DateField(null=True, blank=True)
+    review_due = models.DateField(null=True, blank=True)
+
+    layers = models.ManyToManyField("bottlenecks.Layer", blank=True, related_name="claims")
+    papers = models.ManyToManyField("citations.Paper", blank=True, related_name="claims")
+    notes = models.ManyToManyField("notes.ResearchNote", blank=True, related_name="claims")
+
+    objects = ClaimQuerySet.as_manager()
+
+    class Meta(Publishable.Meta):
+        ordering = ["statement", "id"]
+
+    def __str__(self):
+        return f"{self.figure} {self.unit}".strip() if self.figure else self.statement[:80]
+
+    def get_absolute_url(self):
+        return f"{reverse('evidence:claims')}#claim-{self.slug}"
+
+    def clean(self):
+        super().clean()
+        errors = {}
+        if self.evidence_status == EvidenceStatus.REPRODUCED and not self.reproduced_by:
+            errors["reproduced_by"] = "Say who reproduced it."
+        if self.evidence_status == EvidenceStatus.SUPERSEDED and not self.superseded_by_id:
+            errors["superseded_by"] = "Choose the claim that supersedes it."
+        if self.superseded_by_id and self.superseded_by_id == self.pk:
+            errors["superseded_by"] = "A claim cannot supersede itself."
+        if self.last_reviewed and self.review_due and self.review_due < self.last_reviewed:
+            errors["review_due"] = "The review is due after the last review, not before."
+        if errors:
+            raise ValidationError(errors)
+
+    @property
+    def setting(self):
+        """The setup as a short list of labels, e.g. ["Math and logical reasoning", "8B"]."""
+        parts = [self.model_name, self.get_model_size_display() if self.model_size else ""]
+        parts += [self.get_task_family_display() if self.task_family else ""]
+        parts += [self.get_reward_type_display() if self.reward_type else "", self.budget]
+        return [part for part in parts if part]
+
+    @property
+    def is_review_overdue(self):
+        return bool(self.review_due and self.review_due < datetime.date.today())
+
+
+class FailureSignal(Publishable):
+    """Something a team observes when its run stops improving, and the layers it points to."""
+
+    slug = models.SlugField(max_length=100, unique=True)
+    text = models.CharField(max_length=300, help_text="What the reader observes, in their words.")
+    order = models.PositiveSmallIntegerField(default=0, db_index=True)
+    layers = models.ManyToManyField(
+        "bottlenecks.Layer", through="SignalLayer", related_name="signals"
+    )
+
+    class Meta(Publishable.Meta):
+        ordering = ["order", "text"]
+        verbose_name = "failure signal"
+
+    def __str__(self):
+        return self.text
+
+
+class SignalLayer(models.Model):
+    """How strongly a signal points to a layer: the weights the diagnosis adds up."""
+
+    class Strength(models.IntegerChoices):
+        PRIMARY = 2, "Primary: the layer's own failure signal"
+        SUPPORTING = 1, "Supporting: consistent with this layer too"
+
+    signal = models.ForeignKey(FailureSignal, on_delete=models.CASCADE, related_name="links")
+    layer = models.ForeignKey(
+        "bottlenecks.Layer", on_delete=models.CASCADE, related_name="signal_links"
+    )
+    strength = models.PositiveSmallIntegerField(choices=Strength.choices, default=Strength.PRIMARY)
+
+    history = HistoricalRecords()
+
+    class Meta:
+        ordering = ["-strength", "layer__order", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["signal", "layer"], name="unique_signal_layer")
+        ]
+
+    def __str__(self):
+        return f"{self.signal} → {self.layer} ({self.get_strength_display()})"
+
+
+class DiscriminatingTest(Publishable):
+    """The cheapest experiment whose outcome differs depending on which layer binds: written for
+    one layer, or for a pair it tells apart."""
+
+    class Cost(models.IntegerChoices):
+        CHEAP = 1, "Cheap: hours, existing runs"
+        MODERATE = 2, "Moderate: a short extra run"
+        EXPENSIVE = 3, "Expensive: new runs at scale"
+
+    slug = models.SlugField(max_length=100, unique=True)
+    title = models.CharField(max_length=200)
+    procedure = models.TextField(help_text="How to run it.")
+    interpretation = models.TextField(help_text="What each outcome says about the layers.")
+    cost = models.PositiveSmallIntegerField(choices=Cost.choices, default=Cost.MODERATE)
+    layers = models.ManyToManyField("bottlenecks.Layer", related_name="discriminating_tests")
+    claims = models.ManyToManyField(Claim, blank=True, related_name="discriminating_tests")
+    papers = models.ManyToManyField(
+        "citations.Paper", blank=True, related_name="discriminating_tests"
+    )
+
+    class Meta(Publishable.Meta):
+        ordering = ["cost", "title"]
+        verbose_name = "discriminating test"
+
+    def __str__(self):
+        return self.title
+
+
+NUMBER_WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+
+
+def number_word(n):
+    return NUMBER_WORDS[n] if n < len(NUMBER_WORDS) else str(n)
+
+
+class EvidenceCaveat:
+    """The caution under a set of notes, worded from their data: how many items there are, the
+    evidence status of their claims, and the caveats their authors state."""
+
+    def __init__(self, notes, status_counts):
+        self.notes = list(notes)
+        self.status_counts = status_counts  # {"reported": 4, ...}, published claims only
+        self.caveated = [note for note in self.notes if note.caveat]
+
+    @classmethod
+    def for_notes(cls, notes):
+        notes = list(notes)
+        rows = (
+            Claim.objects.published()
+            .filter(notes__in=notes)
+            .values("evidence_status")
+            .annotate(n=models.Count("id", distinct=True))
+        )
+        return cls(notes, {row["evidence_status"]: row["n"] for row in rows})
+
+    @property
+    def items(self):
+        """ "All three items", "Both items", "The one item"."""
+        count = len(self.notes)
+        if count == 1:
+            return "The one item"
+        if count == 2:
+            return "Both items"
+        return f"All {number_word(count)} items"
+
+    @property
+    def claim_count(self):
+        return sum(self.status_counts.values())
+
+    @property
+    def reported(self):
+        return self.status_counts.get(EvidenceStatus.REPORTED, 0)
+
+    @property
+    def reproduced(self):
+        return self.status_counts.get(EvidenceStatus.REPRODUCED, 0)
+
+    @property
+    def contested(self):
+        return self.status_counts.get(EvidenceStatus.CONTESTED, 0) + self.status_counts.get(
+            EvidenceStatus.SUPERSEDED, 0
+        )
+
+    @property
+    def all_reported(self):
+        return bool(self.claim_count) and self.reported == self.claim_count
+
+
+@dataclass
+class QuarterBar:
+    """One quarter of the evidence strip: its counts and the geometry of its two bars."""
+
+    start: datetime.date
+    claims: int
+    papers: int
+    x: int = 0
+    claims_height: int = 0
+    papers_height: int = 0
+    baseline: int = 0
+
+    @property
+    def papers_x(self):
+        return self.x + 1
+
+    @property
+    def claims_x(self):
+        return self.x + 1 + EvidenceTimeline.BAR_WIDTH
+
+    @property
+    def papers_y(self):
+        return self.baseline - self.papers_height
+
+    @property
+    def claims_y(self):
+        return self.baseline - self.claims_height
+
+    @property
+    def label(self):
+        return f"{self.start.year} Q{(self.start.month - 1) // 3 + 1}"
+
+
+class EvidenceTimeline:
+    """Claims (by the date they were reported) and papers (by publication date) on one layer,
+    per quarter from the first quarter with either to the last, for a server-drawn SVG strip
+    with the same figures as a table. Two GROUP BY queries; undated rows are counted apart."""
+
+    BAR_WIDTH = 6
+    QUARTER_WIDTH = 16
+    HEIGHT = 64
+    LABEL_SPACE = 14
+
+    def __init__(self, claims_by_quarter, papers_by_quarter, undated_claims=0):
+        self.undated_claims = undated_claims
+        quarters = sorted(set(claims_by_quarter) | set(papers_by_quarter))
+        self.bars = []
+        if quarters:
+            current, last = quarters[0], quarters[-1]
+            while current <= last:
+                self.bars.append(
+                    QuarterBar(
+                        current,
+                        claims_by_quarter.get(current, 0),
+                        papers_by_quarter.get(current, 0),
+                    )
+                )
+                month = current.month + 3
+                current = datetime.date(current.year + (month > 12), (month - 1) % 12 + 1, 1)
+        tallest = max([max(bar.claims, bar.papers) for bar in self.bars] or [0]) or 1
+        for index, bar in enumerate(self.bars):
+            bar.x = index * self.QUARTER_WIDTH
+            bar.claims_height = round(bar.claims * self.HEIGHT / tallest)
+            bar.papers_height = round(bar.papers * self.HEIGHT / tallest)
+            bar.baseline = self.HEIGHT
+        self.tallest = tallest
+
+    @classmethod
+    def for_layer(cls, layer):
+        from citations.models import Paper
+
+        def per_quarter(queryset, date_field):
+            rows = (
+                queryset.annotate(quarter=TruncQuarter(date_field))
+                .values("quarter")
+                .annotate(n=models.Count("id", distinct=True))
+                .order_by("quarter")
+            )
+            return {_as_date(row["quarter"]): row["n"] for row in rows}
+
+        claims = per_quarter(Claim.objects.published().filter(layers=layer), "reported_on")
+        papers = per_quarter(Paper.objects.published().filter(layers=layer), "publication_date")
+        papers.pop(None, None)
+        undated_claims = claims.pop(None, 0)
+        return cls(claims, papers, undated_claims=undated_claims)
+
+    @property
+    def width(self):
+        return max(len(self.bars) * self.QUARTER_WIDTH, self.QUARTER_WIDTH)
+
+    @property
+    def view_height(self):
+        return self.HEIGHT + self.LABEL_SPACE
+
+    @property
+    def total_claims(self):
+        return sum(bar.claims for bar in self.bars)
+
+    @property
+    def total_papers(self):
+        return sum(bar.papers for bar in self.bars)
+
+    @property
+    def year_marks(self):
+        """The x of each year's first quarter, for the axis labels."""
+        return [(bar.x, bar.start.year) for bar in self.bars if bar.start.month == 1]
+
+
+def _as_date(value):
+    return value.date() if isinstance(value, datetime.datetime) else value

@@ -1,0 +1,124 @@
+"""Claims and the four-step diagnosis. Every step is a GET page whose query string holds the
+reader's whole selection, so each step works without JavaScript and can be shared."""
+
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.views.decorators.http import require_safe
+
+from .diagnosis import STEPS, Diagnosis, DiagnosisForm
+from .evidence import Claim, EvidenceStatus
+from .models import Layer
+
+DIAGNOSE_TEMPLATES = {
+    "diagnose": "bottlenecks/diagnose/signals.html",
+    "diagnose-layers": "bottlenecks/diagnose/layers.html",
+    "diagnose-tests": "bottlenecks/diagnose/tests.html",
+    "diagnose-plan": "bottlenecks/diagnose/plan.html",
+}
+
+
+@require_safe
+def claim_list(request):
+    """Every published claim by evidence status, optionally for one layer or one status."""
+    claims = Claim.objects.for_display()
+    layers = Layer.objects.published()
+    layer_slug, status = request.GET.get("layer", ""), request.GET.get("status", "")
+    errors = []
+    if layer_slug:
+        if not layers.filter(slug=layer_slug).exists():
+            errors.append(f"There is no layer “{layer_slug}”.")
+        claims = claims.filter(layers__slug=layer_slug)
+    if status:
+        if status not in EvidenceStatus.values:
+            errors.append(f"“{status}” is not an evidence status.")
+        claims = claims.filter(evidence_status=status)
+    context = {
+        "nav": "bottlenecks",
+        "claims": [] if errors else list(claims),
+        "errors": errors,
+        "layers": layers,
+        "statuses": EvidenceStatus.choices,
+        "selected": {"layer": layer_slug, "status": status},
+    }
+    return render(request, "bottlenecks/claim_list.html", context, status=400 if errors else 200)
+
+
+def _step_context(step, form, diagnosis=None):
+    query = diagnosis.query_string() if diagnosis else ""
+    return {
+        "nav": "bottlenecks",
+        "form": form,
+        "diagnosis": diagnosis,
+        "query": query,
+        "step": step,
+        "steps": [
+            {"name": name, "title": title, "url": f"{reverse(f'evidence:{name}')}?{query}"}
+            for name, title in STEPS
+        ],
+    }
+
+
+def _render_step(request, step):
+    """Steps 2 to 4: the selection must be valid and name a signal, else step 1 with the
+    errors, answered 400."""
+    form = DiagnosisForm(request.GET, require_signals=True)
+    if not form.is_valid():
+        context = _step_context("diagnose", form)
+        return render(request, DIAGNOSE_TEMPLATES["diagnose"], context, status=400)
+    context = _step_context(step, form, Diagnosis.from_form(form))
+    return render(request, DIAGNOSE_TEMPLATES[step], context)
+
+
+@require_safe
+def diagnose_signals(request):
+    """Step 1, state the plateau: pick the signals observed, and optionally the setting."""
+    form = DiagnosisForm(request.GET or None)
+    if form.is_bound and not form.is_valid():
+        return render(
+            request, DIAGNOSE_TEMPLATES["diagnose"], _step_context("diagnose", form), status=400
+        )
+    if form.is_bound:
+        form = form.with_layer_signals()
+        form.is_valid()
+    return render(request, DIAGNOSE_TEMPLATES["diagnose"], _step_context("diagnose", form))
+
+
+@require_safe
+def diagnose_layers(request):
+    """Step 2, competing bottlenecks: layers ranked by the documented score, with reasons."""
+    return _render_step(request, "diagnose-layers")
+
+
+@require_safe
+def diagnose_tests(request):
+    """Step 3, discriminating tests for the top layers, and the claims that bear on them."""
+    return _render_step(request, "diagnose-tests")
+
+
+@require_safe
+def diagnose_plan(request):
+    """Step 4, one pressure at a time: the plan, printable, with its Markdown export."""
+    return _render_step(request, "diagnose-plan")
+
+
+@require_safe
+def diagnose_plan_markdown(request):
+    """The plan as Markdown, to paste into a design doc."""
+    form = DiagnosisForm(request.GET, require_signals=True)
+    if not form.is_valid():
+        errors = "\n".join(f"- {e}" for errors in form.errors.values() for e in errors)
+        return HttpResponse(
+            f"# Not a valid selection\n\n{errors}\n",
+            status=400,
+            content_type="text/markdown; charset=utf-8",
+        )
+    context = _step_context("diagnose-plan", form, Diagnosis.from_form(form))
+    context["plan_url"] = request.build_absolute_uri(context["steps"][3]["url"])
+    response = HttpResponse(
+        render_to_string("bottlenecks/diagnose/plan.md", context, request=request),
+        content_type="text/markdown; charset=utf-8",
+    )
+    response["Content-Disposition"] = 'attachment; filename="rl-scaling-diagnosis.md"'
+    return response
