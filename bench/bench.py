@@ -50,7 +50,7 @@ def pick_targets():
     from django.db.models.functions import ExtractYear
     from taggit.models import Tag
 
-    from bottlenecks.models import Analysis, Dimension, Layer, LoopStage
+    from bottlenecks.models import Analysis, Dimension, FailureSignal, Layer, LoopStage
     from citations.models import Citation, Paper
     from notes.models import CommunityPost, Question, ResearchNote
     from rlscaling.sitemaps import PaperSitemap
@@ -94,6 +94,7 @@ def pick_targets():
         "polarity": most(into_hub, "polarity__slug"),
         "tag": most(Tag.objects.filter(paper__in=papers), "slug"),
         "layer": first(Layer.objects.published().order_by("order", "id"), "slug")[0],
+        "signal": first(FailureSignal.objects.published().order_by("order", "id"), "slug")[0],
         "year": most(index.annotate(year=ExtractYear("publication_date")), "year"),
         "note": note.slug if note else None,
         "note_paper": first(

@@ -1,7 +1,7 @@
 """Claims and the four-step diagnosis. Every step is a GET page whose query string holds the
 reader's whole selection, so each step works without JavaScript and can be shared."""
 
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -60,6 +60,15 @@ def _step_context(step, form, diagnosis=None):
     }
 
 
+def _canonical_redirect(request, diagnosis):
+    """A valid selection spelled another way (signals in another order, empty setting fields
+    as a browser submits them, unknown parameters) redirects to its one stable address."""
+    query = diagnosis.query_string()
+    if request.GET.urlencode() != query:
+        return HttpResponseRedirect(f"{request.path}?{query}")
+    return None
+
+
 def _render_step(request, step):
     """Steps 2 to 4: the selection must be valid and name a signal, else step 1 with the
     errors, answered 400."""
@@ -67,8 +76,10 @@ def _render_step(request, step):
     if not form.is_valid():
         context = _step_context("diagnose", form)
         return render(request, DIAGNOSE_TEMPLATES["diagnose"], context, status=400)
-    context = _step_context(step, form, Diagnosis.from_form(form))
-    return render(request, DIAGNOSE_TEMPLATES[step], context)
+    diagnosis = Diagnosis.from_form(form)
+    if redirect := _canonical_redirect(request, diagnosis):
+        return redirect
+    return render(request, DIAGNOSE_TEMPLATES[step], _step_context(step, form, diagnosis))
 
 
 @require_safe
@@ -114,7 +125,10 @@ def diagnose_plan_markdown(request):
             status=400,
             content_type="text/markdown; charset=utf-8",
         )
-    context = _step_context("diagnose-plan", form, Diagnosis.from_form(form))
+    diagnosis = Diagnosis.from_form(form)
+    if redirect := _canonical_redirect(request, diagnosis):
+        return redirect
+    context = _step_context("diagnose-plan", form, diagnosis)
     context["plan_url"] = request.build_absolute_uri(context["steps"][3]["url"])
     response = HttpResponse(
         render_to_string("bottlenecks/diagnose/plan.md", context, request=request),

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
 
+from bottlenecks.diagnosis import DiagnosisForm
 from bottlenecks.models import Layer
 from citations.api.filters import HubFilterSet
 from citations.filters import CitingPaperFilter, ResearchIndexFilter
@@ -111,7 +112,11 @@ PAGE_PARAMS = {
     "status", "explorer_page", "citing_page", "p",
 }  # fmt: skip
 PUBLIC_PARAMS = sorted(
-    PAGE_PARAMS | _filter_params(ResearchIndexFilter) | _filter_params(CitingPaperFilter)
+    PAGE_PARAMS
+    | _filter_params(ResearchIndexFilter)
+    | _filter_params(CitingPaperFilter)
+    | set(DiagnosisForm.base_fields)
+    | {"status"}  # /claims/
 )
 
 
@@ -155,7 +160,12 @@ def public_urls():
         "bottlenecks:layer-detail": {"slug": layer.slug},
         "tag-detail": {"slug": tag.slug},
     }
-    return {name: reverse(name, kwargs=kwargs.get(name)) for name in sorted(public_route_names())}
+    urls = {name: reverse(name, kwargs=kwargs.get(name)) for name in sorted(public_route_names())}
+    # The diagnosis steps after the first need a selection.
+    for name in urls:
+        if name.startswith("evidence:diagnose-"):
+            urls[name] += "?signal=compute-saturated"
+    return urls
 
 
 # Slugged addresses whose last segment the path test replaces with hostile text.

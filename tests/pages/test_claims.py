@@ -10,7 +10,6 @@ from django.urls import reverse
 
 from bottlenecks.evidence import EvidenceStatus, EvidenceTimeline, SignalLayer
 from bottlenecks.models import Claim, FailureSignal, Layer
-from tests.admin_forms import admin_form_data
 from tests.factories import (
     CitationFactory,
     ClaimFactory,
@@ -18,7 +17,7 @@ from tests.factories import (
     PaperFactory,
     ResearchNoteFactory,
 )
-from tests.test_pages_home import HOME_QUERY_CEILING, text_of
+from tests.helpers import HOME_QUERY_CEILING, admin_form_data, text_of
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ from tests.factories import (
     LayerFactory,
     PaperFactory,
 )
-from tests.test_pages_home import text_of
+from tests.helpers import text_of
 
 pytestmark = pytest.mark.django_db
 
@@ -69,7 +69,7 @@ def test_ranking_for_documented_signal_combinations(demo, client, signals, expec
     ranked = diagnosis_for(signals).ranked_layers()
     assert [(entry.layer.slug, entry.score) for entry in ranked] == expected
     # The page shows the same order, each layer with its first diagnostic question and why.
-    text = text_of(client.get(STEP2, {"signal": signals}))
+    text = text_of(client.get(STEP2, {"signal": signals}, follow=True))
     names = [Layer.objects.get(slug=slug).name for slug, _ in expected]
     positions = [text.index(f"{name} score") for name in names]
     assert positions == sorted(positions)
@@ -239,9 +239,22 @@ def test_bad_selections_answer_400_and_say_why(demo, client, url, query, message
     assert message in response.content.decode().replace("&quot;", '"')
 
 
-def test_unknown_parameters_are_ignored(demo, client):
-    response = client.get(STEP2, {"signal": "compute-saturated", "utm_source": "newsletter"})
-    assert response.status_code == 200
+@pytest.mark.parametrize("url", [STEP2, STEP3, STEP4, MARKDOWN])
+@pytest.mark.parametrize(
+    "query",
+    [
+        # Another order, the empty fields a browser submits, unknown parameters.
+        "signal=flat-reward-curve&signal=compute-saturated&task_family=math",
+        "signal=compute-saturated&signal=flat-reward-curve&task_family=math&model_size=&reward_type=",
+        "utm_source=newsletter&signal=compute-saturated&task_family=math&signal=flat-reward-curve",
+    ],
+)
+def test_other_spellings_redirect_to_the_stable_url(demo, client, url, query):
+    response = client.get(f"{url}?{query}")
+    assert response.status_code == 302
+    canonical = "signal=compute-saturated&signal=flat-reward-curve&task_family=math"
+    assert response["Location"] == f"{url}?{canonical}"
+    assert client.get(response["Location"]).status_code == 200
 
 
 def test_home_table_links_each_layer_to_its_diagnosis(demo, client):

@@ -1,0 +1,140 @@
+"""A team walks the diagnosis in headless Chromium, on a phone and on a desktop: from the field
+guide's "where scaling breaks" table through the four steps to a saved plan (the Markdown
+download and the printed page). Screenshots go to test-artifacts/ (or $SCREENSHOT_DIR)."""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from rlscaling.demo_content import DemoLoader
+
+CHROMIUM = Path("/usr/bin/chromium")
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = Path(os.environ.get("SCREENSHOT_DIR") or ROOT / "test-artifacts")
+VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="No Chromium at /usr/bin/chromium: install Debian's chromium to run browser tests.",
+    ),
+]
+
+
+@pytest.fixture
+def site(transactional_db, live_server):
+    DemoLoader().load()
+    return live_server.url
+
+
+@pytest.fixture(params=list(VIEWPORTS))
+def page(request, site, monkeypatch):
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        context = browser.new_context(
+            viewport=VIEWPORTS[request.param], accept_downloads=True, java_script_enabled=False
+        )
+        page = context.new_page()
+        page.viewport_name = request.param
+        page.console_errors = []
+        page.on(
+            "console",
+            lambda message: message.type == "error" and page.console_errors.append(message.text),
+        )
+        try:
+            yield page
+        finally:
+            context.close()
+            browser.close()
+
+
+def fits_the_viewport(page):
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def shot(page, name):
+    page.screenshot(path=str(SHOTS / f"diagnose-{name}-{page.viewport_name}.png"), full_page=True)
+
+
+def test_a_team_diagnoses_a_plateau_and_saves_the_plan(page, site, tmp_path):
+    """JavaScript is off in this browser: every step is a form or a link."""
+    page.goto(f"{site}/")
+    page.locator("#breaks").get_by_role(
+        "link", name="Diagnose a plateau starting from Compute"
+    ).click()
+
+    # Step 1: the layer's own signals are ticked; add the flat reward curve and a setting.
+    assert page.url == f"{site}/diagnose/?layer=compute"
+    for own_signal in ["Workers idle, rollout throughput stalls", "More hardware raises"]:
+        assert page.get_by_label(own_signal, exact=False).is_checked()
+    page.get_by_label("The reward curve is flat", exact=False).check()
+    page.get_by_label("Task family").select_option("math")
+    assert fits_the_viewport(page)
+    shot(page, "1-signals")
+    page.get_by_role("button", name="Rank the competing bottlenecks").click()
+
+    # Step 2: the stable URL holds the selection (the browser's empty fields are dropped by a
+    # redirect); layers are ranked with their reasons.
+    query = (
+        "signal=compute-saturated&signal=flat-reward-curve&signal=throughput-without-speedup"
+        "&task_family=math"
+    )
+    assert page.url == f"{site}/diagnose/bottlenecks/?{query}"
+    ranked = page.locator(".ranked-layer h3").all_inner_texts()
+    assert [re.sub(r"\s+", " ", name) for name in ranked] == [
+        "Compute score 5",
+        "Rollouts score 3",
+        "Rewards score 1",
+        "Evaluation score 1",
+    ]
+    assert page.get_by_text("Why it ranks here").count() == 4
+    assert fits_the_viewport(page)
+    shot(page, "2-bottlenecks")
+    page.locator(".diagnose__next").get_by_role("link").click()
+
+    # Step 3: the tests that tell the top layers apart, then the evidence by status.
+    assert page.url == f"{site}/diagnose/tests/?{query}"
+    first_test = page.locator(".test h3").first.inner_text()
+    assert first_test == "Measure useful experience per hour, not samples per hour"
+    assert page.locator(".claim .badge--reported").count() >= 5
+    assert fits_the_viewport(page)
+    shot(page, "3-tests")
+    page.locator(".diagnose__next").get_by_role("link").click()
+
+    # Step 4: the plan; save it as Markdown, and it prints without navigation.
+    assert page.url == f"{site}/diagnose/plan/?{query}"
+    assert page.get_by_role("heading", name="Your plan").is_visible()
+    assert fits_the_viewport(page)
+    shot(page, "4-plan")
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Download as Markdown").click()
+    download = download_info.value
+    assert download.suggested_filename == "rl-scaling-diagnosis.md"
+    saved = tmp_path / download.suggested_filename
+    download.save_as(saved)
+    markdown = saved.read_text()
+    assert markdown.startswith("# RL scaling diagnosis")
+    assert f"/diagnose/plan/?{query}" in markdown
+    assert "1. **Compute** (score 5)" in markdown
+    (SHOTS / f"diagnose-plan-{page.viewport_name}.md").write_text(markdown)
+
+    page.emulate_media(media="print")
+    assert not page.locator(".plan__save").is_visible()
+    assert not page.locator(".step-progress").is_visible()
+    assert page.locator(".plan").is_visible()
+    page.emulate_media(media="screen")
+
+    # The shared address opens the same plan.
+    page.goto(f"{site}/diagnose/plan/?{query}")
+    assert page.locator(".plan__steps").inner_text().startswith("State the plateau")
+    assert page.console_errors == []  # no CSP violations
