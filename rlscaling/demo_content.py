@@ -295,7 +295,6 @@ class DemoLoader:
         papers = {paper.slug: paper for paper in Paper.objects.all()}
         layers = {layer.slug: layer for layer in Layer.objects.all()}
         notes = {note.slug: note for note in ResearchNote.objects.all()}
-        claims = {}
         text_fields = ["figure", "unit", "direction", "model_size", "task_family"]
         text_fields += ["reward_type", "budget", "setup", "reproduced_by", "reproduction_url"]
         for row in data["claims"]:
@@ -309,24 +308,29 @@ class DemoLoader:
                 "review_due": row.get("review_due"),
             }
             claim = self.upsert(Claim, {"slug": row["slug"]}, values | self.publishing(row))
-            self.set_related(claim.layers, [layers[slug] for slug in row.get("layers", [])])
-            self.set_related(claim.papers, [papers[slug] for slug in row.get("papers", [])])
-            self.set_related(claim.notes, [notes[slug] for slug in row.get("notes", [])])
-            claims[claim.slug] = claim
+            if not self.owns_parts(claim):
+                continue
+            self.set_related(claim, "layers", pick(layers, row.get("layers", [])))
+            self.set_related(claim, "papers", pick(papers, row.get("papers", [])))
+            self.set_related(claim, "notes", pick(notes, row.get("notes", [])))
+        claims = {claim.slug: claim for claim in Claim.objects.all()}
         for row in data["signals"]:
             signal = self.upsert(
                 FailureSignal,
                 {"slug": row["slug"]},
                 {"text": row["text"], "order": row["order"], **self.publishing(row)},
             )
+            if not self.owns_parts(signal):
+                continue
             weights = dict.fromkeys(row.get("supporting", []), SignalLayer.Strength.SUPPORTING)
             weights |= dict.fromkeys(row.get("primary", []), SignalLayer.Strength.PRIMARY)
+            weights = {slug: strength for slug, strength in weights.items() if slug in layers}
             stored = {link.layer.slug: link.strength for link in signal.links.all()}
             if stored != weights:
                 signal.links.all().delete()
                 for slug, strength in weights.items():
                     SignalLayer.objects.create(signal=signal, layer=layers[slug], strength=strength)
-                self.changed += 1
+                self.record(signal, ["layers"])
         for row in data["tests"]:
             test = self.upsert(
                 DiscriminatingTest,
@@ -339,6 +343,8 @@ class DemoLoader:
                     **self.publishing(row),
                 },
             )
-            self.set_related(test.layers, [layers[slug] for slug in row["layers"]])
-            self.set_related(test.claims, [claims[slug] for slug in row.get("claims", [])])
-            self.set_related(test.papers, [papers[slug] for slug in row.get("papers", [])])
+            if not self.owns_parts(test):
+                continue
+            self.set_related(test, "layers", pick(layers, row["layers"]))
+            self.set_related(test, "claims", pick(claims, row.get("claims", [])))
+            self.set_related(test, "papers", pick(papers, row.get("papers", [])))
