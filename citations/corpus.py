@@ -33,7 +33,15 @@ from taggit.models import Tag, TaggedItem
 from bottlenecks.models import Layer
 from rlscaling.publishing import Status
 
-from .models import Author, Authorship, Citation, CitationPolarity, CitationRole, Paper
+from .models import (
+    Author,
+    Authorship,
+    Citation,
+    CitationPolarity,
+    CitationRole,
+    CitationSource,
+    Paper,
+)
 
 PREFIX_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -647,7 +655,7 @@ class CorpusGenerator:
         role_total, polarity_total = role_weights[-1], polarity_weights[-1]
         fields = [
             "citing_paper", "cited_paper", "role", "polarity", "context", "is_representative",
-            "status", "published_at", "created_at", "updated_at", "version",
+            "status", "published_at", "created_at", "updated_at", "version", "source",
         ]  # fmt: skip
 
         def rows():
@@ -678,6 +686,7 @@ class CorpusGenerator:
                     self.now,
                     self.now,
                     1,
+                    CitationSource.EDITOR,
                 )
 
         self.write(Citation, fields, rows(), len(edges), "citations")
