@@ -1,10 +1,12 @@
 """Applying a plan: every change in one transaction, so a failure writes nothing."""
 
 from django.db import transaction
+from django.utils import timezone
 from django.utils.text import slugify
 
 from citations.identity import PaperIdentifier, PaperSlugAlias, PendingCitation
 from citations.models import Author, Authorship, Citation, CitationRole, Paper
+from rlscaling.caching import bump_generation
 from rlscaling.publishing import Status
 
 from .records import BadImportFile
@@ -29,13 +31,27 @@ def apply_plan(plan):
                 add_identifier(step.paper, scheme, value)
             touched.append(step.paper)
     roles = {role.slug: role for role in CitationRole.objects.all()}
-    for edge in plan.edges:
-        if edge.action == "create":
-            Citation.objects.get_or_create(
+    # New edges in bulk (the plan checked that none exists): imports bring thousands at once.
+    # Like the corpus generator's, they get no history rows; the page cache is told below.
+    Citation.objects.bulk_create(
+        [
+            Citation(
                 citing_paper=edge.citing.paper,
                 cited_paper=edge.cited.paper,
-                defaults=edge_fields(edge.reference, edge.source, roles, status),
+                **edge_fields(edge.reference, edge.source, roles, status),
+                published_at=timezone.now() if status == Status.PUBLISHED else None,
             )
+            for edge in plan.edges
+            if edge.action == "create"
+        ],
+        batch_size=1000,
+        ignore_conflicts=True,  # an edge another import or an editor added meanwhile stays
+    )
+    if any(edge.action == "create" for edge in plan.edges):
+        transaction.on_commit(bump_generation)
+    for edge in plan.edges:
+        if edge.action == "create":
+            continue
         elif edge.action == "update":
             Citation.objects.filter(
                 citing_paper=edge.citing.paper, cited_paper=edge.cited.paper, role=None

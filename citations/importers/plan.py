@@ -137,6 +137,7 @@ def merge_duplicates(records):
         first = records[members[0]]
         for other in members[1:]:
             first.absorb(records[other])
+        first.authors = list(dict.fromkeys(first.authors))  # a name listed twice is one author
         merged.append((first, [records[i].where for i in members[1:]]))
     return merged
 
@@ -248,9 +249,14 @@ def plan_edges(steps):
             ends = (step, other) if reference.direction == "cites" else (other, step)
             key = (id(step), reference.direction, tuple(sorted(reference.identifiers.items())))
             wanted.setdefault(key, (ends, reference, step))
-    edges = []
+    edges, planned = [], set()
     existing = existing_edges(steps)
     for (citing, cited), reference, owner in wanted.values():
+        pair = (id(citing), id(cited)) if citing and cited else None
+        if pair in planned:
+            continue  # declared from both ends (a reference here, a citation there)
+        if pair:
+            planned.add(pair)
         source = "semantic_scholar" if owner.record.source == "s2" else owner.record.source
         if citing is None or cited is None:
             if owner.paper and pending_exists(owner.paper, reference):

@@ -210,3 +210,18 @@ def test_a_failure_while_applying_rolls_everything_back(roles, monkeypatch):
     with pytest.raises(RuntimeError):
         plan.apply()
     assert Paper.objects.count() == 0 and Citation.objects.count() == 0
+
+
+def test_a_name_listed_twice_is_one_author_and_re_importing_changes_nothing(roles):
+    text = "@misc{k, title={Twice}, author={Doe, Jane and Roe, Richard and Doe, Jane}}"
+    make_plan(parse(text)).apply()
+    assert Paper.objects.get().author_names == ["Jane Doe", "Richard Roe"]
+    assert not make_plan(parse(text)).changes_anything
+
+
+def test_an_edge_declared_from_both_ends_is_planned_once(roles):
+    plan = run_import("openalex_works.jsonl", "s2_paper.json", apply=False)
+    pairs = [
+        (e.citing.record.title, e.cited.record.title) for e in plan.edges if e.action == "create"
+    ]
+    assert len(pairs) == len(set(pairs))
