@@ -1,5 +1,6 @@
 """Applying a plan: every change in one transaction, so a failure writes nothing."""
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
@@ -20,15 +21,12 @@ def apply_plan(plan):
     status = Status.PUBLISHED if plan.publish else Status.DRAFT
     touched = []
     for step in plan.papers:
-        if step.action == "create":
-            step.paper = create_paper(step.record, status)
-        elif step.action in ("update", "merge"):
-            for other in step.merge_from:
-                merge_papers(step.paper, other, reason=f"import: {step.record.where}")
-            update_paper(step.paper, step.changes)
+        try:
+            apply_paper_step(step, status, merge_papers)
+        except ValidationError as error:
+            # The model's own rules (identifiers, lengths) refuse what the plan let through.
+            raise BadImportFile("; ".join(error.messages), step.record.where) from None
         if step.action != "skip":
-            for scheme, value in step.new_identifiers:
-                add_identifier(step.paper, scheme, value)
             touched.append(step.paper)
     roles = {role.slug: role for role in CitationRole.objects.all()}
     # New edges in bulk (the plan checked that none exists): imports bring thousands at once.
@@ -66,6 +64,18 @@ def apply_plan(plan):
             add_pending(edge.owner.paper, edge.reference, edge.source)
     resolve_pending(touched, roles, status)
     return plan.counts()
+
+
+def apply_paper_step(step, status, merge_papers):
+    if step.action == "create":
+        step.paper = create_paper(step.record, status)
+    elif step.action in ("update", "merge"):
+        for other in step.merge_from:
+            merge_papers(step.paper, other, reason=f"import: {step.record.where}")
+        update_paper(step.paper, step.changes)
+    if step.action != "skip":
+        for scheme, value in step.new_identifiers:
+            add_identifier(step.paper, scheme, value)
 
 
 def edge_fields(reference, source, roles, status):
@@ -116,6 +126,8 @@ def update_paper(paper, changes):
     for field, value in changes.items():
         setattr(paper, field, value)
     if changes:
+        others = [f.name for f in paper._meta.concrete_fields if f.name not in changes]
+        paper.clean_fields(exclude=others)
         paper.save()
     if authors:
         set_authors(paper, authors)

@@ -225,3 +225,21 @@ def test_an_edge_declared_from_both_ends_is_planned_once(roles):
         (e.citing.record.title, e.cited.record.title) for e in plan.edges if e.action == "create"
     ]
     assert len(pairs) == len(set(pairs))
+
+
+def test_a_record_the_model_refuses_fails_naming_it_and_writes_nothing(roles):
+    records = parse(fixture_text("papers.bib"))
+    records[3].url = "javascript:alert(1)"  # not a web address the model accepts
+    plan = make_plan(records)
+    with pytest.raises(BadImportFile, match=r"line 28 \(@inproceedings\{vanderberg2024\}\)"):
+        plan.apply()
+    assert Paper.objects.count() == 0
+
+
+def test_an_update_is_held_to_the_model_rules_too(roles):
+    PaperFactory(title="Proximal Policy Optimization Algorithms", arxiv_id="1707.06347", url="")
+    records = parse(fixture_text("papers.bib"))
+    records[1].url = "javascript:alert(1)"
+    with pytest.raises(BadImportFile, match="schulman2017ppo"):
+        make_plan(records).apply()
+    assert Paper.objects.get().url == ""
