@@ -14,6 +14,10 @@ ABS_URL = re.compile(r"arxiv\.org/abs/(?P<id>.+?)(?:v(?P<version>\d+))?$")
 
 
 def parse(text):
+    if "<!DOCTYPE" in text or "<!ENTITY" in text:
+        # arXiv's responses have none; refusing DTDs keeps entity expansion out altogether.
+        line = text[: text.find("<!")].count("\n") + 1
+        raise BadImportFile("DTDs and entities are not accepted in an arXiv feed", f"line {line}")
     try:
         root = ET.fromstring(text.encode() if isinstance(text, str) else text)
     except ET.ParseError as error:

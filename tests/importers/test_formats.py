@@ -128,6 +128,11 @@ def test_a_pasted_list_of_arxiv_ids():
         ('{"id": "https://openalex.org/W1", "title": "T", "publication_date": "soon"}', None, "W1"),
         ("@article{k, title={T}, eprint={not-an-id!!}, archivePrefix={arXiv}}", None, "line 1"),
         ("just some words", None, "line 1"),
+        (
+            '<?xml version="1.0"?>\n<!DOCTYPE feed [<!ENTITY a "aaaa">]>\n<feed>&a;</feed>',
+            "arxiv",
+            "line 2",
+        ),
     ],
 )
 def test_a_bad_file_names_the_record(text, format, where):
