@@ -21,7 +21,16 @@ PARSERS = {
 }
 FORMATS = tuple(PARSERS)
 
-__all__ = ["FORMATS", "BadImportFile", "PaperRecord", "Plan", "detect_format", "make_plan", "parse"]
+__all__ = [
+    "FORMATS",
+    "BadImportFile",
+    "PaperRecord",
+    "Plan",
+    "detect_format",
+    "iter_record_batches",
+    "make_plan",
+    "parse",
+]
 
 
 def detect_format(text):
@@ -75,3 +84,46 @@ def parse(text, format=None):
     if format not in PARSERS:
         raise BadImportFile(f"unknown format {format!r}: use one of " + ", ".join(FORMATS))
     return PARSERS[format](text)
+
+
+def iter_record_batches(path, format=None, size=500):
+    """Lists of at most `size` records from a file. A JSONL file (one JSON document per line) is
+    read line by line, so memory stays flat however large it is; other files are parsed whole
+    and then cut into batches."""
+    with open(path, encoding="utf-8-sig") as lines:
+        head = lines.read(4000)
+        lines.seek(0)
+        format = format or detect_format(head)
+        first = head.lstrip().split("\n", 1)[0].strip()
+        jsonl = (
+            format in ("openalex", "s2", "csl") and first.startswith("{") and first.endswith("}")
+        )
+        if not jsonl:
+            records = parse(lines.read(), format)
+            for start in range(0, len(records), size):
+                yield records[start : start + size]
+            return
+        chunk = []
+        for number, line in enumerate(lines, 1):
+            if line.strip():
+                chunk.append((number, line))
+            if len(chunk) >= size:
+                yield _parse_lines(chunk, format)
+                chunk = []
+        if chunk:
+            yield _parse_lines(chunk, format)
+
+
+def _parse_lines(chunk, format):
+    """Records from (line number, JSON line) pairs, errors naming the file's own line."""
+    records = []
+    for number, line in chunk:
+        try:
+            found = PARSERS[format](line)
+        except BadImportFile as error:
+            message = str(error).split(": ", 1)[-1] if error.where else str(error)
+            raise BadImportFile(message, f"line {number}") from None
+        for record in found:
+            record.where = record.where.replace("record 1", f"line {number}", 1)
+        records += found
+    return records

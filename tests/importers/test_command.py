@@ -1,7 +1,7 @@
 import pytest
 from django.core.management import CommandError, call_command
 
-from citations.models import Paper
+from citations.models import Citation, Paper
 
 from .conftest import FIXTURES
 
@@ -59,3 +59,26 @@ def test_exit_status_is_non_zero(roles, tmp_path):
     )
     assert result.returncode != 0
     assert "line 7" in result.stderr
+
+
+def test_batches_stream_a_jsonl_file_to_the_same_result(roles, capsys):
+    call_command("import_papers", str(FIXTURES / "openalex_works.jsonl"), "--apply")
+    whole = sorted(Paper.objects.values_list("title", "arxiv_id"))
+    edges = sorted(Citation.objects.values_list("citing_paper__title", "cited_paper__title"))
+    Paper.objects.all().delete()
+    capsys.readouterr()
+
+    call_command(
+        "import_papers", str(FIXTURES / "openalex_works.jsonl"), "--apply", "--batch-size", "1"
+    )
+    out = capsys.readouterr().out
+    assert "batch 4: 1 records" in out
+    assert sorted(Paper.objects.values_list("title", "arxiv_id")) == whole
+    assert (
+        sorted(Citation.objects.values_list("citing_paper__title", "cited_paper__title")) == edges
+    )
+
+
+def test_a_bad_line_in_a_streamed_file_is_named(roles):
+    with pytest.raises(CommandError, match=r"broken\.jsonl: line 2: not valid JSON"):
+        call_command("import_papers", str(FIXTURES / "broken.jsonl"), "--batch-size", "10")

@@ -3,8 +3,9 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 
-from citations.importers import FORMATS, BadImportFile, make_plan, parse
+from citations.importers import FORMATS, BadImportFile, iter_record_batches, make_plan, parse
 
 
 class Command(BaseCommand):
@@ -23,7 +24,17 @@ class Command(BaseCommand):
             "--publish", action="store_true", help="Publish new papers and edges (default: drafts)."
         )
 
-    def handle(self, *args, paths, format, apply, publish, **options):
+        parser.add_argument(
+            "--batch-size",
+            type=int,
+            help="Plan and apply N records at a time, each batch in its own transaction "
+            "(JSONL files are streamed line by line). For files too large for one transaction; "
+            "imports are idempotent, so a failed run can be run again.",
+        )
+
+    def handle(self, *args, paths, format, apply, publish, batch_size, **options):
+        if batch_size:
+            return self.handle_in_batches(paths, format, apply, publish, batch_size)
         records = []
         for path in paths:
             try:
@@ -42,3 +53,27 @@ class Command(BaseCommand):
         except BadImportFile as error:
             raise CommandError(str(error)) from None
         self.stdout.write(self.style.SUCCESS("Applied."))
+
+    def handle_in_batches(self, paths, format, apply, publish, size):
+        totals = {}
+        for path in paths:
+            try:
+                for number, records in enumerate(iter_record_batches(path, format, size), 1):
+                    with transaction.atomic():
+                        plan = make_plan(records, publish=publish)
+                        if apply:
+                            plan.apply()
+                    counts = plan.counts()
+                    for key, n in counts.items():
+                        totals[key] = totals.get(key, 0) + n
+                    self.stdout.write(f"{path} batch {number}: {len(records)} records, {counts}")
+            except OSError as error:
+                raise CommandError(f"{path}: {error.strerror}") from None
+            except BadImportFile as error:
+                raise CommandError(f"{path}: {error}") from None
+        self.stdout.write(f"Total: {totals}")
+        if not apply:
+            self.stdout.write(
+                "Dry run: nothing written (each batch is planned against what is already here, "
+                "so edges to papers of later batches show as pending)."
+            )
