@@ -50,7 +50,14 @@ def pick_targets():
     from django.db.models.functions import ExtractYear
     from taggit.models import Tag
 
-    from bottlenecks.models import Analysis, Dimension, FailureSignal, Layer, LoopStage
+    from bottlenecks.models import (
+        Analysis,
+        Claim,
+        Dimension,
+        FailureSignal,
+        Layer,
+        LoopStage,
+    )
     from citations.models import Citation, Paper
     from notes.models import CommunityPost, Question, ResearchNote
     from rlscaling.sitemaps import PaperSitemap
@@ -95,6 +102,7 @@ def pick_targets():
         "tag": most(Tag.objects.filter(paper__in=papers), "slug"),
         "layer": first(Layer.objects.published().order_by("order", "id"), "slug")[0],
         "signal": first(FailureSignal.objects.published().order_by("order", "id"), "slug")[0],
+        "claim": first(Claim.objects.published().by_evidence(), "slug")[0],
         "year": most(index.annotate(year=ExtractYear("publication_date")), "year"),
         "note": note.slug if note else None,
         "note_paper": first(

@@ -22,6 +22,7 @@ TARGETS = {
     "polarity": "the hub's most frequent citation polarity",
     "tag": "the tag on the most published papers",
     "layer": "a published layer's slug",
+    "claim": "the first published claim in evidence order",
     "signal": "the first published failure signal's slug (the diagnosis)",
     "year": "the most frequent publication year of research-index papers",
     "note": "the newest published research note",
@@ -251,6 +252,16 @@ API = [
         "ordering=-updated_at",
     ),
     Endpoint("api:analysis-detail", "/api/v1/analyses/{analysis}/"),
+    *api_list(
+        "claims",
+        "api:claim-list",
+        "layer={layer}",
+        "paper={hub}",
+        "evidence_status=reported",
+        search="throughput",
+        orderings=("-reported_on", "slug", "-updated_at"),
+    ),
+    Endpoint("api:claim-detail", "/api/v1/claims/{claim}/"),
 ]
 
 ENDPOINTS = PAGES + API

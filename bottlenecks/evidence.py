@@ -94,6 +94,23 @@ class ClaimQuerySet(PublishableQuerySet):
             )
         )
 
+    def for_api(self):
+        """Evidence order, with every nested list limited to published rows."""
+        from bottlenecks.models import Layer
+        from citations.models import Citation, Paper
+        from notes.models import ResearchNote
+
+        return (
+            self.by_evidence()
+            .select_related("superseded_by")
+            .prefetch_related(
+                Prefetch("layers", queryset=Layer.objects.published()),
+                Prefetch("papers", queryset=Paper.objects.published()),
+                Prefetch("notes", queryset=ResearchNote.objects.published()),
+                Prefetch("contrasting_citations", queryset=Citation.objects.public()),
+            )
+        )
+
     def in_setting(self, **setting):
         """Claims whose setup matches each chosen setting, or leaves that field open."""
         query = Q()

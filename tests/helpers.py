@@ -31,6 +31,7 @@ API_LIST_QUERY_CEILINGS = [
     ("/api/v1/loop-stages/", 2),
     ("/api/v1/layers/", 2),
     ("/api/v1/analyses/", 3),
+    ("/api/v1/claims/", 7),
 ]
 
 

@@ -10,6 +10,7 @@ from drf_spectacular.views import (
 from rest_framework.routers import DefaultRouter
 
 from bottlenecks import api as bottlenecks_api
+from bottlenecks import claims_api
 from citations.api import imports as imports_api
 from citations.api import views as citations_api
 from citations.identity import redirect_old_slugs
@@ -34,6 +35,7 @@ router.register("dimensions", bottlenecks_api.DimensionViewSet, basename="dimens
 router.register("loop-stages", bottlenecks_api.LoopStageViewSet, basename="loopstage")
 router.register("layers", bottlenecks_api.LayerViewSet, basename="layer")
 router.register("analyses", bottlenecks_api.AnalysisViewSet, basename="analysis")
+router.register("claims", claims_api.ClaimViewSet, basename="claim")
 
 # Swagger UI and Redoc come from drf-spectacular-sidecar's static files; their own inline
 # styles (and Redoc's web worker) need a little more than the site-wide policy allows.

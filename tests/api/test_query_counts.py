@@ -8,6 +8,7 @@ from tests.factories import (
     CitationFactory,
     CitationPolarityFactory,
     CitationRoleFactory,
+    ClaimFactory,
     CommunityPostFactory,
     DimensionFactory,
     LayerFactory,
@@ -40,6 +41,10 @@ def crowded(_shared_demo, django_db_blocker):
         QuestionFactory.create_batch(55)
         DimensionFactory.create_batch(55)
         LoopStageFactory.create_batch(55)
+        for n in range(55):
+            claim = ClaimFactory()
+            claim.layers.add(layers[n])
+            claim.papers.add(hub)
         yield
         transaction.set_rollback(True)
 

@@ -24,6 +24,7 @@ def test_api_root_lists_every_resource(anon):
         "loop-stages",
         "layers",
         "analyses",
+        "claims",
     }
 
 
