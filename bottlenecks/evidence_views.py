@@ -71,7 +71,9 @@ def _canonical_redirect(request, diagnosis):
 
 def _render_step(request, step):
     """Steps 2 to 4: the selection must be valid and name a signal, else step 1 with the
-    errors, answered 400."""
+    errors, answered 400. With no selection at all, the reader starts at step 1."""
+    if not request.GET:
+        return HttpResponseRedirect(reverse("evidence:diagnose"))
     form = DiagnosisForm(request.GET, require_signals=True)
     if not form.is_valid():
         context = _step_context("diagnose", form)
@@ -117,6 +119,8 @@ def diagnose_plan(request):
 @require_safe
 def diagnose_plan_markdown(request):
     """The plan as Markdown, to paste into a design doc."""
+    if not request.GET:
+        return HttpResponseRedirect(reverse("evidence:diagnose"))
     form = DiagnosisForm(request.GET, require_signals=True)
     if not form.is_valid():
         errors = "\n".join(f"- {e}" for errors in form.errors.values() for e in errors)

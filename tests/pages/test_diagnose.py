@@ -226,7 +226,7 @@ def test_the_plan_exports_as_markdown(demo, client):
 @pytest.mark.parametrize(
     ("url", "query", "message"),
     [
-        (STEP2, {}, "Pick at least one signal you observe."),
+        (STEP2, {"task_family": "math"}, "Pick at least one signal you observe."),
         (STEP3, {"signal": "no-such-signal"}, "is not one of the signals"),
         (STEP4, {"signal": "compute-saturated", "task_family": "poetry"}, "Select a valid choice"),
         (STEP1, {"layer": "no-such-layer"}, "There is no such layer."),
@@ -287,3 +287,10 @@ def test_step_query_counts_do_not_grow(demo, client, django_assert_max_num_queri
     for url in urls:
         with django_assert_max_num_queries(STEP_QUERY_CEILING):
             assert client.get(url, {"signal": every_signal}).status_code == 200
+
+
+@pytest.mark.parametrize("url", [STEP2, STEP3, STEP4, MARKDOWN])
+def test_a_later_step_without_a_selection_starts_at_step_one(demo, client, url):
+    response = client.get(url)
+    assert response.status_code == 302
+    assert response["Location"] == STEP1
