@@ -294,3 +294,8 @@ def test_a_later_step_without_a_selection_starts_at_step_one(demo, client, url):
     response = client.get(url)
     assert response.status_code == 302
     assert response["Location"] == STEP1
+
+
+def test_the_bottleneck_map_links_to_the_diagnosis(demo, client):
+    html = client.get(reverse("bottlenecks:index")).content.decode()
+    assert f'href="{STEP1}"' in html
