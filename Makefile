@@ -62,8 +62,10 @@ run: $(SITE_STAMP)
 editor: $(SITE_STAMP)
 	$(BIN)/python manage.py create_editor $(EDITOR_ARGS)
 
+# On every core (pytest-xdist; the browser tests share one worker); ARGS go to pytest, e.g.
+# make test ARGS="-k hub" or make test ARGS="tests/pages -n0".
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadgroup $(ARGS)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .

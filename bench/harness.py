@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import weakref
 from pathlib import Path
 from typing import NamedTuple
 
@@ -204,9 +205,11 @@ class Server:
         self._socket.bind((HOST, 0))
         self.port = self._socket.getsockname()[1]
         self.base_url = f"http://{HOST}:{self.port}"
-        # Removed when the Server object goes (the log stays readable after stop()).
-        self._scratch = tempfile.TemporaryDirectory(prefix="rlscaling-server-")
-        self.log_path = Path(log_path or Path(self._scratch.name) / "gunicorn.log")
+        # Removed when the Server object goes (the log stays readable after stop()); a finalizer
+        # rather than TemporaryDirectory, whose implicit clean-up is a ResourceWarning.
+        scratch = tempfile.mkdtemp(prefix="rlscaling-server-")
+        weakref.finalize(self, shutil.rmtree, scratch, ignore_errors=True)
+        self.log_path = Path(log_path or Path(scratch) / "gunicorn.log")
         self.env = production_env(
             database_url,
             redis_url=redis_url,

@@ -2,7 +2,7 @@
 
 from django import forms
 from django.contrib import admin, messages
-from django.db import transaction
+from django.db import models, transaction
 from django.http import HttpResponseRedirect
 from simple_history.admin import SimpleHistoryAdmin
 
@@ -86,6 +86,9 @@ class PublishableAdmin(SimpleHistoryAdmin):
     readonly_fields = ["created_at", "updated_at", "version"]
     date_hierarchy = None
     save_on_top = True
+    # A URL typed without a scheme means https (Django 6's default, per field: the
+    # FORMS_URLFIELD_ASSUME_HTTPS setting is itself deprecated).
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)

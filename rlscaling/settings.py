@@ -135,7 +135,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 3
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-FORMS_URLFIELD_ASSUME_HTTPS = True  # Django 6 behaviour, opted into now.
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:

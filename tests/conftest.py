@@ -8,7 +8,10 @@ are ordered so that those needing the demo run together. Transactional tests (li
 `transaction=True`) cannot run inside a transaction: `demo` loads and commits the content for
 them, and pytest-django flushes it afterwards."""
 
+from pathlib import Path
+
 import pytest
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.test import override_settings
@@ -119,6 +122,14 @@ def _fresh_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _static_root():
+    """WhiteNoise serves STATIC_ROOT, which collectstatic fills on a deploy; the suite serves
+    static files from the app directories (DEBUG-free, like production) and needs only that the
+    directory exists."""
+    Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -2,6 +2,7 @@ import pytest
 from django.apps import apps
 from django.conf import settings
 from django.contrib import admin
+from django.db import models
 from django.urls import reverse
 
 from citations.models import Paper
@@ -81,3 +82,26 @@ def test_search_and_filters_work_on_the_paper_changelist(demo, editor_client):
     assert "The Art of Scaling Reinforcement Learning Compute for LLMs" in response.content.decode()
     response = editor_client.get(url, {"q": "Art of Scaling", "status": "draft"})
     assert "The Art of Scaling Reinforcement" not in response.content.decode()
+
+
+URL_MODELS = [
+    model
+    for model in admin.site._registry
+    if any(isinstance(field, models.URLField) for field in model._meta.fields)
+]
+
+
+@pytest.mark.parametrize("model", URL_MODELS, ids=lambda model: model.__name__)
+def test_a_url_typed_without_a_scheme_is_taken_as_https(rf, editor, model):
+    request = rf.get("/")
+    request.user = editor
+    form_class = admin.site._registry[model].get_form(request)
+    url_fields = [
+        field.name
+        for field in model._meta.fields
+        if isinstance(field, models.URLField) and field.name in form_class.base_fields
+    ]
+    assert url_fields
+    for name in url_fields:
+        cleaned = form_class.base_fields[name].clean("arxiv.org/abs/2510.13786")
+        assert cleaned == "https://arxiv.org/abs/2510.13786"

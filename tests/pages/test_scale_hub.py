@@ -3,6 +3,8 @@ one hub taking 90% of the edges) answers within the same ceilings as the demo hu
 page, its explorer filtered by role, the research index and the API hub call. Each request is
 the first of its kind (the page cache is empty), so the view itself runs."""
 
+import io
+
 import pytest
 from django.core.cache import cache
 from django.core.management import call_command
@@ -33,7 +35,7 @@ def big_hub(django_db_setup, django_db_blocker):
             hubs=1,
             hub_share=0.9,
             seed=5,
-            stdout=open("/dev/null", "w"),  # noqa: SIM115 - closed with the process
+            stdout=io.StringIO(),
         )
         hub = max(
             Paper.objects.published(),
