@@ -2,7 +2,6 @@
 optimistic concurrency (412 on a stale If-Match, 409 on a stale version)."""
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 
 from citations.models import Authorship, Citation, Paper
@@ -14,6 +13,7 @@ from tests.factories import (
     LayerFactory,
     PaperFactory,
     QuestionFactory,
+    UserFactory,
 )
 from tests.helpers import token_client
 
@@ -365,7 +365,7 @@ def test_a_write_that_loses_the_race_is_refused(editor_api, paper_url, monkeypat
 
 
 def test_who_may_add_but_not_view_drafts_gets_back_the_draft_they_created():
-    adder = get_user_model().objects.create_user("adder", password="an-adder-password-long")
+    adder = UserFactory(username="adder")
     adder.user_permissions.add(Permission.objects.get(codename="add_paper"))
     response = token_client(adder).post("/api/v1/papers/", {"title": "Mine"}, format="json")
     assert response.status_code == 201

@@ -8,54 +8,35 @@ from pathlib import Path
 
 import pytest
 
-from rlscaling.demo_content import DemoLoader
-
-CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("SCREENSHOT_DIR") or ROOT / "test-artifacts")
 VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(),
-        reason="No Chromium at /usr/bin/chromium: install Debian's chromium to run browser tests.",
-    ),
-]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 
 @pytest.fixture
-def site(transactional_db, live_server):
-    DemoLoader().load()
+def site(demo, live_server):
     return live_server.url
 
 
 @pytest.fixture(params=list(VIEWPORTS))
-def page(request, site, monkeypatch):
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    from playwright.sync_api import sync_playwright
-
+def page(request, site, chromium):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        context = browser.new_context(
-            viewport=VIEWPORTS[request.param], accept_downloads=True, java_script_enabled=False
-        )
-        page = context.new_page()
-        page.viewport_name = request.param
-        page.console_errors = []
-        page.on(
-            "console",
-            lambda message: message.type == "error" and page.console_errors.append(message.text),
-        )
-        try:
-            yield page
-        finally:
-            context.close()
-            browser.close()
+    context = chromium.new_context(
+        viewport=VIEWPORTS[request.param], accept_downloads=True, java_script_enabled=False
+    )
+    page = context.new_page()
+    page.viewport_name = request.param
+    page.console_errors = []
+    page.on(
+        "console",
+        lambda message: message.type == "error" and page.console_errors.append(message.text),
+    )
+    try:
+        yield page
+    finally:
+        context.close()
 
 
 def fits_the_viewport(page):
