@@ -5,9 +5,12 @@ import os
 import re
 import socket
 from html.parser import HTMLParser
+from pathlib import Path
 
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+
+from citations.importers import make_plan, parse
 
 # The demo's hub paper (seed 001), cited by most of the demo's edges.
 ART_OF_SCALING = "the-art-of-scaling-reinforcement-learning-compute-for-llms"
@@ -33,6 +36,23 @@ API_LIST_QUERY_CEILINGS = [
     ("/api/v1/analyses/", 3),
     ("/api/v1/claims/", 7),
 ]
+
+
+# Bibliography files (BibTeX, RIS, CSL-JSON, ...) the importer tests read.
+IMPORT_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "imports"
+
+
+def fixture_text(name):
+    return (IMPORT_FIXTURES / name).read_text(encoding="utf-8")
+
+
+def run_import(*names, apply=True, publish=False):
+    """Parse the named fixture files together, plan and (by default) apply; returns the plan."""
+    records = [record for name in names for record in parse(fixture_text(name))]
+    plan = make_plan(records, publish=publish)
+    if apply:
+        plan.apply()
+    return plan
 
 
 def text_of(response):

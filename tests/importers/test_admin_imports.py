@@ -11,8 +11,7 @@ from citations.importers import runs
 from citations.importers.runs import ImportRun
 from citations.models import Paper
 from tests.factories import PaperFactory
-
-from .conftest import FIXTURES, fixture_text
+from tests.helpers import IMPORT_FIXTURES, fixture_text
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +42,9 @@ def test_paste_dry_run_confirm(editor_client, roles):
 
 
 def test_upload_a_file(editor_client, roles):
-    upload = SimpleUploadedFile("works.jsonl", (FIXTURES / "openalex_works.jsonl").read_bytes())
+    upload = SimpleUploadedFile(
+        "works.jsonl", (IMPORT_FIXTURES / "openalex_works.jsonl").read_bytes()
+    )
     response = editor_client.post("/admin/citations/importrun/add/", {"file": upload})
     run = ImportRun.objects.get()
     assert response["Location"].endswith(f"/importrun/{run.pk}/confirm/")

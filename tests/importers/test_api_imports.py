@@ -5,8 +5,7 @@ from rest_framework.test import APIClient
 
 from citations.importers.runs import ImportRun
 from citations.models import Paper
-
-from .conftest import FIXTURES, fixture_text
+from tests.helpers import IMPORT_FIXTURES, fixture_text
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +36,7 @@ def test_dry_run_then_confirm(api, roles):
 
 
 def test_apply_at_once_with_an_upload(api, roles):
-    with open(FIXTURES / "s2_paper.json", "rb") as upload:
+    with open(IMPORT_FIXTURES / "s2_paper.json", "rb") as upload:
         response = api.post(URL, {"file": upload, "apply": "true"}, format="multipart")
     assert response.status_code == 201, response.json()
     assert response.json()["counts"]["create"] == 6

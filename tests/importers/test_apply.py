@@ -9,8 +9,7 @@ from citations.importers import BadImportFile, make_plan, parse
 from citations.models import Author, Citation, CitationSource, Paper
 from rlscaling.publishing import Status
 from tests.factories import PaperFactory
-
-from .conftest import fixture_text, run_import
+from tests.helpers import fixture_text, run_import
 
 pytestmark = pytest.mark.django_db
 

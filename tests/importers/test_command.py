@@ -2,14 +2,13 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from citations.models import Citation, Paper
-
-from .conftest import FIXTURES
+from tests.helpers import IMPORT_FIXTURES
 
 pytestmark = pytest.mark.django_db
 
 
 def test_dry_run_by_default(roles, capsys):
-    call_command("import_papers", str(FIXTURES / "papers.bib"))
+    call_command("import_papers", str(IMPORT_FIXTURES / "papers.bib"))
     out = capsys.readouterr().out
     assert "create  line 2 (@article{khatri2025art})" in out
     assert "Dry run: nothing written" in out
@@ -17,7 +16,7 @@ def test_dry_run_by_default(roles, capsys):
 
 
 def test_apply_writes_and_a_second_run_is_all_skips(roles, capsys):
-    paths = [str(FIXTURES / name) for name in ("papers.bib", "s2_paper.json")]
+    paths = [str(IMPORT_FIXTURES / name) for name in ("papers.bib", "s2_paper.json")]
     call_command("import_papers", *paths, "--apply")
     count = Paper.objects.count()
     assert count == 8  # 4 in the BibTeX file, 4 more citing papers from Semantic Scholar
@@ -30,7 +29,7 @@ def test_apply_writes_and_a_second_run_is_all_skips(roles, capsys):
 
 def test_format_can_be_forced(roles, capsys):
     with pytest.raises(CommandError, match="not an OpenAlex work"):
-        call_command("import_papers", str(FIXTURES / "zotero.json"), "--format", "openalex")
+        call_command("import_papers", str(IMPORT_FIXTURES / "zotero.json"), "--format", "openalex")
 
 
 @pytest.mark.parametrize(
@@ -43,7 +42,12 @@ def test_format_can_be_forced(roles, capsys):
 )
 def test_a_bad_file_fails_naming_the_record_and_writes_nothing(roles, name, message):
     with pytest.raises(CommandError, match=message):
-        call_command("import_papers", str(FIXTURES / "papers.bib"), str(FIXTURES / name), "--apply")
+        call_command(
+            "import_papers",
+            str(IMPORT_FIXTURES / "papers.bib"),
+            str(IMPORT_FIXTURES / name),
+            "--apply",
+        )
     assert Paper.objects.count() == 0
 
 
@@ -52,7 +56,7 @@ def test_exit_status_is_non_zero(roles, tmp_path):
     import sys
 
     result = subprocess.run(
-        [sys.executable, "manage.py", "import_papers", str(FIXTURES / "broken.bib")],
+        [sys.executable, "manage.py", "import_papers", str(IMPORT_FIXTURES / "broken.bib")],
         capture_output=True,
         text=True,
         env={**__import__("os").environ, "DATABASE_URL": "sqlite:///" + str(tmp_path / "x.db")},
@@ -62,14 +66,18 @@ def test_exit_status_is_non_zero(roles, tmp_path):
 
 
 def test_batches_stream_a_jsonl_file_to_the_same_result(roles, capsys):
-    call_command("import_papers", str(FIXTURES / "openalex_works.jsonl"), "--apply")
+    call_command("import_papers", str(IMPORT_FIXTURES / "openalex_works.jsonl"), "--apply")
     whole = sorted(Paper.objects.values_list("title", "arxiv_id"))
     edges = sorted(Citation.objects.values_list("citing_paper__title", "cited_paper__title"))
     Paper.objects.all().delete()
     capsys.readouterr()
 
     call_command(
-        "import_papers", str(FIXTURES / "openalex_works.jsonl"), "--apply", "--batch-size", "1"
+        "import_papers",
+        str(IMPORT_FIXTURES / "openalex_works.jsonl"),
+        "--apply",
+        "--batch-size",
+        "1",
     )
     out = capsys.readouterr().out
     assert "batch 4: 1 records" in out
@@ -81,4 +89,4 @@ def test_batches_stream_a_jsonl_file_to_the_same_result(roles, capsys):
 
 def test_a_bad_line_in_a_streamed_file_is_named(roles):
     with pytest.raises(CommandError, match=r"broken\.jsonl: line 2: not valid JSON"):
-        call_command("import_papers", str(FIXTURES / "broken.jsonl"), "--batch-size", "10")
+        call_command("import_papers", str(IMPORT_FIXTURES / "broken.jsonl"), "--batch-size", "10")

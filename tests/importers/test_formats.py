@@ -5,8 +5,7 @@ import datetime
 import pytest
 
 from citations.importers import BadImportFile, detect_format, parse
-
-from .conftest import fixture_text
+from tests.helpers import fixture_text
 
 
 def by_title(records):
