@@ -1,7 +1,7 @@
 from django.contrib import admin
 from simple_history.admin import SimpleHistoryAdmin
 
-from rlscaling.admin_actions import PublishableAdmin
+from rlscaling.publishing.admin import PublishableAdmin
 
 from .models import Analysis, AnalysisStep, Dimension, Layer, LoopStage
 

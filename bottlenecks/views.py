@@ -6,7 +6,8 @@ from django.views.decorators.http import require_safe
 
 from citations.models import Paper
 from notes.models import ResearchNote
-from rlscaling.pages import paginate, render_item
+from rlscaling.pagination import paginate
+from rlscaling.publishing.preview import render_item
 
 from .models import Analysis, Layer
 

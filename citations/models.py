@@ -7,7 +7,7 @@ from django.utils import timezone
 from simple_history.models import HistoricalRecords
 from taggit.managers import TaggableManager
 
-from rlscaling.publishing import Publishable, PublishableQuerySet, Status
+from rlscaling.publishing import Publishable, PublishableQuerySet, published_q
 
 
 class Vocabulary(models.Model):
@@ -306,11 +306,10 @@ class CitationQuerySet(PublishableQuerySet):
     def public(self):
         """Published edges whose two papers are both published."""
         now = timezone.now()
-        return self.published().filter(
-            citing_paper__status=Status.PUBLISHED,
-            citing_paper__published_at__lte=now,
-            cited_paper__status=Status.PUBLISHED,
-            cited_paper__published_at__lte=now,
+        return self.filter(
+            published_q(now=now),
+            published_q("citing_paper__", now),
+            published_q("cited_paper__", now),
         )
 
     def public_into(self, paper):
@@ -320,26 +319,9 @@ class CitationQuerySet(PublishableQuerySet):
         than by joining every edge to the paper table. With the covering index of migration 0003
         it is an index-only scan: ~60 ms instead of ~350 ms on a 38,000-edge hub."""
         now = timezone.now()
-        hidden = (
-            Paper.objects.filter(~Q(status=Status.PUBLISHED) | Q(published_at__isnull=True))
-            .order_by()
-            .values("pk")
-            .union(
-                Paper.objects.filter(status=Status.PUBLISHED, published_at__gt=now)
-                .order_by()
-                .values("pk"),
-                all=True,
-            )
-        )
-        return (
-            self.published()
-            .filter(
-                cited_paper=paper,
-                cited_paper__status=Status.PUBLISHED,
-                cited_paper__published_at__lte=now,
-            )
-            .exclude(citing_paper__in=hidden)
-        )
+        return self.filter(
+            published_q(now=now), published_q("cited_paper__", now), cited_paper=paper
+        ).exclude(citing_paper__in=Paper.objects.hidden_pks(now))
 
     def visible_to(self, user):
         """Every edge for editors who may view citations and papers; public edges for others."""

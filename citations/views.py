@@ -12,7 +12,8 @@ from django.views.decorators.http import require_safe
 from bottlenecks.models import Layer
 from notes.models import GuideSection, ResearchNote
 from rlscaling.caching import cached_by_generation
-from rlscaling.pages import paginate, render_item
+from rlscaling.pagination import paginate
+from rlscaling.publishing.preview import render_item
 
 from .filters import CitingPaperFilter, ResearchIndexFilter
 from .models import Paper

@@ -3,7 +3,7 @@
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_safe
 
-from rlscaling.pages import render_item
+from rlscaling.publishing.preview import render_item
 
 from .models import ResearchNote
 

@@ -10,7 +10,7 @@ class RlscalingConfig(AppConfig):
 
     def ready(self):
         from .caching import connect_signals
-        from .editors import sync_editors_group
+        from .publishing.editors import sync_editors_group
 
         connect_signals()  # any editorial save makes the cached pages stale
 

@@ -39,12 +39,12 @@ from django.utils.cache import get_conditional_response
 from django.utils.http import parse_http_date_safe
 
 from .middleware import CACHE_ERRORS
+from .publishing.editors import EDITORIAL_APPS
 
 logger = logging.getLogger(__name__)
 
 GENERATION_KEY = "page-cache:generation"
 KEY_PREFIX = "page-cache:v1"
-CONTENT_APPS = {"bottlenecks", "citations", "notes", "taggit"}
 SAFE_METHODS = {"GET", "HEAD"}
 # Headers the view sets that belong to the representation; everything else is added afresh by
 # the middleware above on every answer (CSP, HSTS, X-Frame-Options, Vary: Cookie, ...).
@@ -134,13 +134,13 @@ def bump_generation():
 
 
 def content_changed(sender, **kwargs):
-    if sender._meta.app_label in CONTENT_APPS:
+    if sender._meta.app_label in EDITORIAL_APPS:
         bump_generation()
 
 
 def m2m_content_changed(sender, instance, action, **kwargs):
     if action.startswith("post_") and (
-        sender._meta.app_label in CONTENT_APPS or instance._meta.app_label in CONTENT_APPS
+        sender._meta.app_label in EDITORIAL_APPS or instance._meta.app_label in EDITORIAL_APPS
     ):
         bump_generation()
 

@@ -12,7 +12,7 @@ from bottlenecks.models import Analysis, Claim, Dimension, Layer, LoopStage
 from citations.models import Paper
 from notes.models import CommunityPost, GuideSection, Question, ResearchNote
 
-from .pages import paginate
+from .pagination import paginate
 
 LATEST_RESEARCH_COUNT = 6
 FEATURED_NOTES_LIMIT = 6

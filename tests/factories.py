@@ -6,8 +6,8 @@ from django.utils import timezone
 from bottlenecks.models import Dimension, Layer, LoopStage
 from citations.models import Citation, CitationPolarity, CitationRole, Paper
 from notes.models import CommunityPost, Question, ResearchNote
-from rlscaling.editors import EDITORS_GROUP
 from rlscaling.publishing import Status
+from rlscaling.publishing.editors import EDITORS_GROUP
 
 USER_PASSWORD = "a-long-test-password"
 

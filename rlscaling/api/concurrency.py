@@ -7,7 +7,8 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 
 from rlscaling.api.conditional import etag_for
-from rlscaling.api.errors import Conflict, PreconditionFailed, stale_message
+from rlscaling.api.errors import Conflict, PreconditionFailed
+from rlscaling.publishing import StaleEditError
 
 # The fields every editorial row shows, last in each representation.
 PUBLISHING_FIELDS = ["status", "published_at", "created_at", "updated_at", "version"]
@@ -51,7 +52,7 @@ class VersionedWritesMixin:
                 {"version": ["A valid integer is required."]}
             ) from None
         if submitted != instance.version:
-            raise Conflict(stale_message(submitted, instance.version))
+            raise Conflict(StaleEditError(submitted, instance.version).message("api"))
         return submitted
 
     def update(self, request, *args, **kwargs):

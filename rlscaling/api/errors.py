@@ -56,13 +56,6 @@ def error_response(status_code, code, detail, errors=None, headers=None):
     return response
 
 
-def stale_message(submitted, current):
-    return (
-        f"Stale version: you sent version {submitted}, but it is now version {current}. "
-        "Fetch it again, reapply your change and send the new version."
-    )
-
-
 def _first_code(codes):
     while isinstance(codes, (list, dict)):
         if not codes:
@@ -83,7 +76,7 @@ def as_api_exception(exc):
         # Constraints the serializers check first; this is the race between check and write.
         return Conflict("The change collides with a row saved at the same time; fetch and retry.")
     if isinstance(exc, StaleEditError):
-        return Conflict(stale_message(exc.expected_version, exc.current_version))
+        return Conflict(exc.message("api"))
     if isinstance(exc, Http404):
         return exceptions.NotFound(*exc.args)
     if isinstance(exc, DjangoPermissionDenied):

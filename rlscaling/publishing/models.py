@@ -11,10 +11,12 @@ class Status(models.TextChoices):
     PUBLISHED = "published", "Published"
 
 
-def published_q(prefix=""):
+def published_q(prefix="", now=None):
     """The published rule as a Q, for this model (``prefix=""``) or across a relation
-    (``published_q("citing_paper__")``): the one place the rule is spelled out."""
-    return Q(**{f"{prefix}status": Status.PUBLISHED, f"{prefix}published_at__lte": timezone.now()})
+    (``published_q("citing_paper__")``): the one place the rule is spelled out. Pass `now`
+    to check several relations against the same instant."""
+    now = now or timezone.now()
+    return Q(**{f"{prefix}status": Status.PUBLISHED, f"{prefix}published_at__lte": now})
 
 
 class PublishableQuerySet(models.QuerySet):
@@ -23,6 +25,17 @@ class PublishableQuerySet(models.QuerySet):
 
     def drafts(self):
         return self.exclude(pk__in=self.published().values("pk"))
+
+    def hidden_pks(self, now=None):
+        """The primary keys of the rows not public at `now`, as the union of two index-friendly
+        halves (drafts and undated rows; rows scheduled for later): when few rows are hidden,
+        checking a big table against this short list beats joining every row to its status."""
+        now = now or timezone.now()
+        not_published = self.filter(~Q(status=Status.PUBLISHED) | Q(published_at__isnull=True))
+        scheduled = self.filter(status=Status.PUBLISHED, published_at__gt=now)
+        return (
+            not_published.order_by().values("pk").union(scheduled.order_by().values("pk"), all=True)
+        )
 
     def visible_to(self, user):
         """All rows for editors who may view this model (previews); published ones for others."""
@@ -46,6 +59,21 @@ class PublishableQuerySet(models.QuerySet):
         return self.update(status=Status.DRAFT, updated_at=timezone.now(), version=F("version") + 1)
 
 
+STALE_EDIT_MESSAGES = {
+    # An editor in the admin, who sees it on the form or after a redirect.
+    "admin": (
+        "Someone else saved this {name} while you were editing it (your copy is version "
+        "{expected}, the saved one is version {current}). Nothing was changed. Open the item "
+        "again in a new tab to see their changes, then make yours there."
+    ),
+    # A program writing through the API (409 Conflict).
+    "api": (
+        "Stale version: you sent version {expected}, but it is now version {current}. "
+        "Fetch it again, reapply your change and send the new version."
+    ),
+}
+
+
 class StaleEditError(Exception):
     """Someone saved the row after this copy of it was read; saving it would lose their edit."""
 
@@ -55,6 +83,12 @@ class StaleEditError(Exception):
         super().__init__(
             f"Stale edit: this copy is version {expected_version}, "
             f"the stored row is version {current_version}."
+        )
+
+    def message(self, audience, name=""):
+        """The refusal in the words of `audience` ("admin" or "api"); `name` names the row."""
+        return STALE_EDIT_MESSAGES[audience].format(
+            name=name, expected=self.expected_version, current=self.current_version
         )
 
 

@@ -130,7 +130,7 @@ def test_a_taken_port_says_how_to_pick_another():
 def test_create_editor_refuses_a_weak_password_and_makes_an_editor(monkeypatch, capsys):
     from django.contrib.auth import get_user_model
 
-    from rlscaling.editors import EDITORS_GROUP
+    from rlscaling.publishing.editors import EDITORS_GROUP
 
     monkeypatch.setenv("EDITOR_PASSWORD", "123")
     with pytest.raises(CommandError, match="too short"):

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from rlscaling.editors import EDITORS_GROUP, sync_editors_group
+from rlscaling.publishing.editors import EDITORS_GROUP, sync_editors_group
 
 
 class Command(BaseCommand):

@@ -1,10 +1,8 @@
-"""Small helpers the public page views share."""
+"""Pagination for the public pages."""
 
 from django.core.paginator import InvalidPage, Paginator
 from django.db.models import QuerySet
 from django.http import Http404
-from django.shortcuts import render
-from django.utils.cache import patch_cache_control
 
 
 class TwoEndedPaginator(Paginator):
@@ -38,12 +36,3 @@ def paginate(request, queryset, per_page, param="page", count=None):
         raise Http404("No such page.") from None
     page.elided_range = list(paginator.get_elided_page_range(page.number, on_ends=1))
     return page
-
-
-def render_item(request, template_name, context, item, status=200):
-    """Render the page of one editorial item; an editor's draft preview is never cached."""
-    context = {"item": item, "is_preview": not item.is_published, **context}
-    response = render(request, template_name, context, status=status)
-    if context["is_preview"]:
-        patch_cache_control(response, private=True, no_store=True)
-    return response

@@ -1,4 +1,5 @@
-"""Admin pieces shared by every editorial model."""
+"""Admin pieces shared by every editorial model: the publish/unpublish actions, the form that
+refuses stale edits, and the ModelAdmin base with history."""
 
 from django import forms
 from django.contrib import admin, messages
@@ -6,13 +7,7 @@ from django.db import models, transaction
 from django.http import HttpResponseRedirect
 from simple_history.admin import SimpleHistoryAdmin
 
-from .publishing import StaleEditError, Status
-
-STALE_EDIT_MESSAGE = (
-    "Someone else saved this {name} while you were editing it (your copy is version "
-    "{expected}, the saved one is version {current}). Nothing was changed. Open the item "
-    "again in a new tab to see their changes, then make yours there."
-)
+from .models import StaleEditError, Status
 
 
 def _set_status(request, queryset, status):
@@ -69,8 +64,8 @@ class PublishableForm(forms.ModelForm):
         current = self._stored_version(lock=True)
         if current != expected:
             raise forms.ValidationError(
-                STALE_EDIT_MESSAGE.format(
-                    name=self.instance._meta.verbose_name, expected=expected, current=current
+                StaleEditError(expected, current).message(
+                    "admin", name=self.instance._meta.verbose_name
                 ),
                 code="stale_edit",
             )
@@ -120,10 +115,6 @@ class PublishableAdmin(SimpleHistoryAdmin):
             return self._refuse_stale_edit(request, error)
 
     def _refuse_stale_edit(self, request, error):
-        message = STALE_EDIT_MESSAGE.format(
-            name=self.model._meta.verbose_name,
-            expected=error.expected_version,
-            current=error.current_version,
-        )
+        message = error.message("admin", name=self.model._meta.verbose_name)
         self.message_user(request, message, messages.ERROR)
         return HttpResponseRedirect(request.path)

@@ -1,9 +1,11 @@
-"""The "Editors" group: full rights over the editorial apps, nothing over users or settings."""
+"""The editorial apps, and the "Editors" group: full rights over those apps, nothing over users
+or settings."""
 
 from django.contrib.auth.models import Group, Permission
 
 EDITORS_GROUP = "Editors"
-EDITORIAL_APPS = ["bottlenecks", "citations", "notes", "taggit"]
+# The apps whose rows editors write; a change to any of them is a content change (page cache).
+EDITORIAL_APPS = frozenset({"bottlenecks", "citations", "notes", "taggit"})
 
 
 def sync_editors_group(**kwargs):

@@ -1,0 +1,14 @@
+"""Rendering one editorial item's page: published for everyone, a draft preview for editors."""
+
+from django.shortcuts import render
+from django.utils.cache import patch_cache_control
+
+
+def render_item(request, template_name, context, item, status=200):
+    """Render the page of one editorial item; an editor's draft preview is never cached and is
+    marked for the templates (`is_preview`: the banner, `noindex`)."""
+    context = {"item": item, "is_preview": not item.is_published, **context}
+    response = render(request, template_name, context, status=status)
+    if context["is_preview"]:
+        patch_cache_control(response, private=True, no_store=True)
+    return response
