@@ -1,7 +1,6 @@
 """Admin for claims, failure signals and discriminating tests: drafts first, like everything."""
 
 from django.contrib import admin
-
 from rlscaling.admin_actions import PublishableAdmin
 
 from .evidence import Claim, DiscriminatingTest, FailureSignal, SignalLayer

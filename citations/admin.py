@@ -1,4 +1,6 @@
+from django import forms
 from django.contrib import admin
+from django.forms.models import InlineForeignKeyField
 from simple_history.admin import SimpleHistoryAdmin
 
 from rlscaling.publishing.admin import PublishableAdmin
@@ -12,8 +14,26 @@ class AuthorshipInline(admin.TabularInline):
     autocomplete_fields = ["author"]
 
 
+class CitationInlineForm(forms.ModelForm):
+    """An edge edited on one of its papers' pages. That paper is the inline's hidden foreign
+    key, so an error the model puts on it (`Citation.check_edge`) is shown on the other end,
+    the field the editor chose."""
+
+    ENDS = ("citing_paper", "cited_paper")
+
+    def add_error(self, field, error):
+        if field is None and hasattr(error, "error_dict"):
+            for hidden, shown in (self.ENDS, self.ENDS[::-1]):
+                if isinstance(self.fields.get(hidden), InlineForeignKeyField):
+                    moved = error.error_dict.pop(hidden, [])
+                    if moved:
+                        error.error_dict.setdefault(shown, []).extend(moved)
+        super().add_error(field, error)
+
+
 class CitationFieldsMixin:
     model = Citation
+    form = CitationInlineForm
     extra = 0
     fields = ["role", "polarity", "is_representative", "context", "status"]
     show_change_link = True

@@ -4,9 +4,13 @@ importers and the demo loader alike."""
 import re
 
 from django.core.exceptions import ValidationError
+from django.db import models
 
 ARXIV_ID = re.compile(
-    r"^(?:(?P<new>\d{4}\.\d{4,5})|(?P<old>[a-z]+(?:-[a-z]+)*(?:\.[A-Z]{2})?/\d{7}))(?:v\d+)?$"
+    r"^(?:(?P<new>\d{4}\.\d{4,5})"
+    r"|(?P<archive>[a-z]+(?:-[a-z]+)*)(?:\.(?P<subject_class>[a-z]{2}))?/(?P<number>\d{7}))"
+    r"(?:v\d+)?$",
+    re.IGNORECASE,
 )
 DOI = re.compile(r"^10\.\d{4,9}/[^\s\x00]+$")
 ARXIV_PREFIXES = (
@@ -38,26 +42,62 @@ def normalise_arxiv_id(value):
             "Not an arXiv identifier: expected e.g. 2510.13786 or hep-th/9901001.",
             code="invalid_arxiv_id",
         )
-    return match.group("new") or match.group("old")
+    if match.group("new"):
+        return match.group("new")
+    # Old-style ids: the archive in lower case, its subject class in upper (math.AG/0101001).
+    subject_class = match.group("subject_class")
+    archive = match.group("archive").lower() + (
+        f".{subject_class.upper()}" if subject_class else ""
+    )
+    return f"{archive}/{match.group('number')}"
 
 
 def normalise_doi(value):
-    """The DOI without a resolver prefix."""
+    """The DOI without a resolver prefix, in lower case: DOIs are case-insensitive (DOI
+    Handbook 2.4), so one spelling each makes the unique constraint and lookups exact."""
     value = _strip_prefix((value or "").strip(), DOI_PREFIXES)
     if not DOI.match(value) or len(value) > 200:
         raise ValidationError(
             "Not a DOI: expected e.g. 10.48550/arXiv.2510.13786.", code="invalid_doi"
         )
-    return value
+    return value.lower()
+
+
+ARXIV_DOI_PREFIX = "10.48550/arxiv."
 
 
 def arxiv_id_from_doi(doi):
     """The arXiv id that arXiv's DataCite DOI ``10.48550/arXiv.<id>`` names, else ''."""
-    prefix = "10.48550/arxiv."
-    doi = (doi or "").lower()
-    if doi.startswith(prefix):
+    doi = (doi or "").strip()
+    if doi.lower().startswith(ARXIV_DOI_PREFIX):
         try:
-            return normalise_arxiv_id(doi[len(prefix) :])
+            return normalise_arxiv_id(doi[len(ARXIV_DOI_PREFIX) :])
         except ValidationError:
             return ""
     return ""
+
+
+class IdentifierField(models.CharField):
+    """A text column holding one kind of identifier in its normal form. Model validation
+    (`full_clean()`: the admin's forms, importers, the demo loader) normalises what was typed
+    (`arXiv:2510.13786v2`, a resolver URL, ...) before the length and uniqueness checks, and
+    refuses what is not an identifier; forms accept the longer typed forms."""
+
+    normalise = None  # set by subclasses: str -> normal form, or ValidationError
+    input_max_length = 300
+
+    def clean(self, value, model_instance):
+        if value not in self.empty_values:
+            value = type(self).normalise(value)
+        return super().clean(value, model_instance)
+
+    def formfield(self, **kwargs):
+        return super().formfield(**{"max_length": self.input_max_length, **kwargs})
+
+
+class ArxivIdField(IdentifierField):
+    normalise = staticmethod(normalise_arxiv_id)
+
+
+class DoiField(IdentifierField):
+    normalise = staticmethod(normalise_doi)

@@ -1,4 +1,5 @@
 from django.contrib.postgres.search import SearchVectorField
+from django.core.exceptions import ValidationError
 from django.db import connection, models
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
@@ -8,6 +9,10 @@ from simple_history.models import HistoricalRecords
 from taggit.managers import TaggableManager
 
 from rlscaling.publishing import Publishable, PublishableQuerySet, published_q
+
+from .identifiers import ArxivIdField, DoiField, arxiv_id_from_doi
+
+IDENTIFIER_FIELDS = ("arxiv_id", "doi")
 
 
 class Vocabulary(models.Model):
@@ -137,10 +142,18 @@ class Paper(Publishable):
     authors = models.ManyToManyField(Author, through="Authorship", related_name="papers")
     institution = models.CharField(max_length=200, blank=True)
     publication_date = models.DateField(null=True, blank=True, db_index=True)
-    arxiv_id = models.CharField(
-        "arXiv id", max_length=32, blank=True, help_text="e.g. 2510.13786 (no version suffix)"
+    arxiv_id = ArxivIdField(
+        "arXiv id",
+        max_length=32,
+        blank=True,
+        help_text="e.g. 2510.13786 or hep-th/9901001; a prefix, URL or version suffix is removed.",
     )
-    doi = models.CharField("DOI", max_length=200, blank=True)
+    doi = DoiField(
+        "DOI",
+        max_length=200,
+        blank=True,
+        help_text="e.g. 10.48550/arXiv.2510.13786; stored in lower case, without resolver URL.",
+    )
     url = models.URLField("URL", max_length=500, blank=True)
     abstract = models.TextField(blank=True)
     summary = models.TextField(blank=True, help_text="Original one-paragraph editorial summary.")
@@ -180,6 +193,63 @@ class Paper(Publishable):
 
     def get_absolute_url(self):
         return reverse("citations:paper-detail", kwargs={"slug": self.slug})
+
+    def clean(self):
+        super().clean()
+        self.check_identifiers()
+
+    def clean_identifiers(self):
+        """Normalise and check `arxiv_id` and `doi` alone (what `full_clean()` does for them),
+        for a door that validates fields itself, such as the API's serializer."""
+        errors = {}
+        for name in IDENTIFIER_FIELDS:
+            try:
+                setattr(self, name, self._meta.get_field(name).clean(getattr(self, name), self))
+            except ValidationError as error:
+                errors[name] = error.error_list
+        try:
+            self.check_identifiers(skip=errors)
+        except ValidationError as error:
+            errors.update(error.error_dict)
+        if errors:
+            raise ValidationError(errors)
+
+    def check_identifiers(self, skip=()):
+        """One paper per identifier: an arXiv DataCite DOI (10.48550/arXiv.<id>) names the
+        arXiv paper, so it fills in or must agree with `arxiv_id`; neither may be another
+        paper's. Expects normalised values (fields that did not normalise are skipped)."""
+        if any(name in skip or not self._is_normal(name) for name in IDENTIFIER_FIELDS):
+            return
+        named = arxiv_id_from_doi(self.doi)
+        if named and self.arxiv_id and named != self.arxiv_id:
+            raise ValidationError(
+                {"doi": f"This DOI names the arXiv paper {named}, not {self.arxiv_id}."}
+            )
+        arxiv_from_doi = named and not self.arxiv_id
+        if arxiv_from_doi:
+            self.arxiv_id = named
+        from .identity import Scheme, identifier_q  # also the identifiers merged papers left
+
+        others = Paper.objects.exclude(pk=self.pk) if self.pk else Paper.objects.all()
+        taken = {}
+        if self.arxiv_id:
+            holder = others.filter(identifier_q({Scheme.ARXIV: self.arxiv_id})).first()
+            if holder:
+                field = "doi" if arxiv_from_doi else "arxiv_id"
+                taken[field] = f"The paper “{holder.slug}” already has this arXiv id."
+        if self.doi and "doi" not in taken:
+            holder = others.filter(identifier_q({Scheme.DOI: self.doi})).first()
+            if holder:
+                taken["doi"] = f"The paper “{holder.slug}” already has this DOI."
+        if taken:
+            raise ValidationError(taken)
+
+    def _is_normal(self, name):
+        value = getattr(self, name)
+        try:
+            return not value or self._meta.get_field(name).normalise(value) == value
+        except ValidationError:
+            return False
 
     @property
     def arxiv_url(self):
@@ -395,6 +465,25 @@ class Citation(Publishable):
 
     def __str__(self):
         return f"{self.citing_paper} → {self.cited_paper}"
+
+    def clean(self):
+        super().clean()
+        self.check_edge()
+
+    def check_edge(self):
+        """A paper never cites itself and cites another paper at most once: the rule behind
+        the two constraints, as errors on `cited_paper` (the admin's inlines, the API)."""
+        if self.citing_paper_id is None or self.cited_paper_id is None:
+            return
+        if self.citing_paper_id == self.cited_paper_id:
+            raise ValidationError(
+                {"cited_paper": "A paper cannot cite itself."}, code="self_citation"
+            )
+        others = Citation.objects.exclude(pk=self.pk) if self.pk else Citation.objects.all()
+        edge = {"citing_paper": self.citing_paper_id, "cited_paper": self.cited_paper_id}
+        if others.filter(**edge).exists():
+            message = f"“{self.citing_paper.slug}” already cites “{self.cited_paper.slug}”."
+            raise ValidationError({"cited_paper": message}, code="duplicate_edge")
 
 
 # Identifiers, old slugs and pending edges beside the paper's own fields (citations/identity.py).

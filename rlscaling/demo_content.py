@@ -93,22 +93,27 @@ class DemoLoader:
 
     def upsert(self, model, lookup, values):
         """Create a missing row; on reset, also set back the fields whose values differ.
-        None when the row is missing because an editor deleted it (or changed its key)."""
+        None when the row is missing because an editor deleted it (or changed its key).
+        Rows go through model validation, as the admin's do: identifiers are normalised and
+        bad values refused."""
         obj = model.objects.filter(**lookup).first()
         if obj is None:
             if not self.reset and self.removed_by_editor(model, lookup):
                 self.not_restored.append(self.label(model, lookup))
                 return None
             obj = model(**lookup, **values)
+            obj.full_clean()
             obj.save()
             self._created.add((model, obj.pk))
             self.added.append(self.label(model, lookup))
             return obj
         if self.reset:
-            changed = [field for field, value in values.items() if getattr(obj, field) != value]
+            stored = {field: getattr(obj, field) for field in values}
+            for field, value in values.items():
+                setattr(obj, field, value)
+            obj.full_clean()  # normalised before comparing, so a second reset changes nothing
+            changed = [field for field in values if getattr(obj, field) != stored[field]]
             if changed:
-                for field in changed:
-                    setattr(obj, field, values[field])
                 obj.save()
                 self.record(obj, changed)
         return obj

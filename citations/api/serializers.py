@@ -6,7 +6,6 @@ from rest_framework.exceptions import ValidationError
 from taggit.models import Tag
 
 from bottlenecks.models import Layer
-from citations.identifiers import normalise_arxiv_id, normalise_doi
 from citations.models import Author, Authorship, Citation, CitationPolarity, CitationRole, Paper
 from rlscaling.api.concurrency import PUBLISHING_FIELDS, VersionedModelSerializer
 from rlscaling.api.fields import (
@@ -38,6 +37,13 @@ class PaperSerializer(VersionedModelSerializer):
     authors = NameListField(200, source="author_names", help_text="Author names, in byline order.")
     tags = TagListField(100, help_text="Tag names.")
     layers = slug_references(Layer, "Slugs of the bottleneck layers it bears on.")
+    # Typed forms (a prefix, a URL, a version suffix) are longer than the stored normal form.
+    arxiv_id = serializers.CharField(
+        required=False, allow_blank=True, max_length=300, help_text=Paper.arxiv_id.field.help_text
+    )
+    doi = serializers.CharField(
+        required=False, allow_blank=True, max_length=300, help_text=Paper.doi.field.help_text
+    )
     arxiv_url = serializers.CharField(read_only=True)
     doi_url = serializers.CharField(read_only=True)
     citing_counts = serializers.SerializerMethodField()
@@ -68,7 +74,7 @@ class PaperSerializer(VersionedModelSerializer):
             *PUBLISHING_FIELDS,
         ]
         relations = ["layers", "tags", "author_names"]
-        validators = []  # the identifier constraints are checked field by field below
+        validators = []  # the identifier constraints are checked field by field in validate()
 
     @extend_schema_field(CitingCountsSerializer)
     def get_citing_counts(self, paper):
@@ -93,22 +99,6 @@ class PaperSerializer(VersionedModelSerializer):
     def validate_slug(self, slug):
         return self._unique("slug", slug, "slug")
 
-    def _unique_identifier(self, field, value, normalise, label):
-        """An optional identifier in its canonical form, refused if malformed or taken."""
-        if not value:
-            return ""
-        try:
-            value = normalise(value)
-        except DjangoValidationError as error:
-            raise ValidationError(error.messages) from None
-        return self._unique(field, value, label)
-
-    def validate_arxiv_id(self, value):
-        return self._unique_identifier("arxiv_id", value, normalise_arxiv_id, "arXiv id")
-
-    def validate_doi(self, value):
-        return self._unique_identifier("doi", value, normalise_doi, "DOI")
-
     def validate_tags(self, names):
         for name in names:
             if not slugify(name):
@@ -116,6 +106,7 @@ class PaperSerializer(VersionedModelSerializer):
         return names
 
     def validate(self, attrs):
+        attrs = self.validate_identifiers(attrs)
         if self.instance is None and not attrs.get("slug"):
             slug = slugify(attrs.get("title", ""))[:200].strip("-")
             if not slug:
@@ -125,6 +116,23 @@ class PaperSerializer(VersionedModelSerializer):
             except ValidationError as error:
                 raise ValidationError({"slug": error.detail}) from None
         return attrs
+
+    def validate_identifiers(self, attrs):
+        """The model's rule (`Paper.clean_identifiers`), as the admin applies it: normal forms,
+        malformed or taken identifiers refused by field."""
+        if not {"arxiv_id", "doi"} & attrs.keys():
+            return attrs
+        current = self.instance
+        paper = Paper(
+            pk=getattr(current, "pk", None),
+            arxiv_id=attrs.get("arxiv_id", getattr(current, "arxiv_id", "")),
+            doi=attrs.get("doi", getattr(current, "doi", "")),
+        )
+        try:
+            paper.clean_identifiers()
+        except DjangoValidationError as error:
+            raise ValidationError(error.message_dict) from None
+        return {**attrs, "arxiv_id": paper.arxiv_id, "doi": paper.doi}
 
     def save_many_to_many(self, paper, values):
         names = values.pop("author_names", None)
@@ -215,17 +223,15 @@ class CitationSerializer(VersionedModelSerializer):
                 return attrs[name]
             return getattr(self.instance, name, None)
 
-        citing, cited = current("citing_paper"), current("cited_paper")
-        if citing is not None and cited is not None:
-            if citing.pk == cited.pk:
-                raise ValidationError({"cited_paper": ["A paper cannot cite itself."]})
-            existing = Citation.objects.filter(citing_paper=citing, cited_paper=cited)
-            if self.instance is not None:
-                existing = existing.exclude(pk=self.instance.pk)
-            if existing.exists():
-                raise ValidationError(
-                    {"cited_paper": [f"“{citing.slug}” already cites “{cited.slug}”."]}
-                )
+        edge = Citation(
+            pk=getattr(self.instance, "pk", None),
+            citing_paper=current("citing_paper"),
+            cited_paper=current("cited_paper"),
+        )
+        try:
+            edge.check_edge()
+        except DjangoValidationError as error:
+            raise ValidationError(error.message_dict) from None
         return attrs
 
 

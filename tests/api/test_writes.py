@@ -54,7 +54,7 @@ def test_create_paper_with_authors_tags_and_layers(editor_api):
     assert body["tags"] == ["grpo", "systems"]
     assert sorted(body["layers"]) == ["rewards", "rollouts"]
     assert body["arxiv_id"] == "2601.01234"  # stored without the version suffix
-    assert body["doi"] == "10.48550/arXiv.2601.01234"
+    assert body["doi"] == "10.48550/arxiv.2601.01234"  # DOIs are case-insensitive: lower case
     assert body["version"] == 1 and body["published_at"]
     assert body["citing_counts"]["total"] == 0
     paper = Paper.objects.get(slug="scaling-rollouts-carefully")
