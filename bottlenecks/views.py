@@ -1,6 +1,5 @@
 """The Bottleneck Map: the analysis with its steps, and one page per layer."""
 
-from django.db.models import F
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
@@ -34,12 +33,9 @@ def layer_detail(request, slug):
         "notes": ResearchNote.objects.published().filter(layers=layer).prefetch_related("tags"),
         "page": paginate(
             request,
-            Paper.objects.published()
-            .filter(layers=layer)
-            .for_listing()
-            .order_by(F("publication_date").desc(nulls_last=True), "-id"),
+            Paper.objects.published().filter(layers=layer).for_listing().newest_first(),
             LAYER_PAGE_SIZE,
         ),
-        "layers": Layer.objects.published(),
+        "other_layers": Layer.objects.published().exclude(pk=layer.pk),
     }
     return render_item(request, "bottlenecks/layer_detail.html", context, layer)

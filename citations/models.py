@@ -58,17 +58,25 @@ class Author(models.Model):
         return self.name
 
 
+# Newest publication first, undated papers last on every database (PostgreSQL puts NULLs first
+# in a plain descending sort, SQLite last), then the newest row.
+NEWEST_FIRST = (F("publication_date").desc(nulls_last=True), F("id").desc())
+OLDEST_FIRST = (F("publication_date").asc(nulls_last=True), F("id").asc())
+
+
 class PaperQuerySet(PublishableQuerySet):
+    def newest_first(self):
+        return self.order_by(*NEWEST_FIRST)
+
+    def oldest_first(self):
+        return self.order_by(*OLDEST_FIRST)
+
     def in_research_index(self):
         return self.published().filter(in_research_index=True)
 
     def latest_research(self):
         """Newest dated papers, for the field guide's "Latest research" section."""
-        return (
-            self.published()
-            .filter(publication_date__isnull=False)
-            .order_by("-publication_date", "-id")
-        )
+        return self.published().filter(publication_date__isnull=False).newest_first()
 
     def with_authors(self):
         return self.prefetch_related(
@@ -175,7 +183,7 @@ class Paper(Publishable):
     objects = PaperQuerySet.as_manager()
 
     class Meta(Publishable.Meta):
-        ordering = ["-publication_date", "-id"]
+        ordering = NEWEST_FIRST
         constraints = [
             models.UniqueConstraint(
                 fields=["arxiv_id"], condition=~Q(arxiv_id=""), name="unique_paper_arxiv_id"
@@ -183,8 +191,8 @@ class Paper(Publishable):
             models.UniqueConstraint(fields=["doi"], condition=~Q(doi=""), name="unique_paper_doi"),
         ]
         indexes = [
-            # The default ordering and latest_research(): newest first without a sort. (The
-            # research index sorts undated papers last: a PostgreSQL-only index, migration 0002.)
+            # Newest first without a sort on SQLite, where undated papers sort last anyway.
+            # PostgreSQL's NULLS LAST indexes are created by migrations 0002, 0003 and 0005.
             models.Index(fields=["-publication_date", "-id"], name="paper_newest"),
         ]
 
@@ -276,9 +284,7 @@ class Paper(Publishable):
             self.public_citations_received()
             .with_role_and_polarity(role=role, polarity=polarity)
             .select_related("citing_paper", "role", "polarity")
-            # The citing paper breaks ties (one edge per citing paper), so PostgreSQL can walk
-            # the papers' date index and stop after a page instead of sorting every edge.
-            .order_by(F("citing_paper__publication_date").desc(nulls_last=True), "citing_paper_id")
+            .newest_first("citing_paper")
         )
 
     def representative_citations(self):
@@ -337,7 +343,9 @@ class Paper(Publishable):
 
 
 class CitationSummary:
-    """Counts of a paper's citing papers, by role and by polarity, with shares of the classified."""
+    """A paper's citing papers counted: in total, by role and by polarity (rows of name, slug,
+    count and percent of the classified), classified or not on each axis. Every figure the hub
+    page, its explorer and the API show comes from here, so they cannot disagree."""
 
     def __init__(self, total, roles, polarities):
         self.total = total
@@ -352,9 +360,41 @@ class CitationSummary:
             row["percent"] = round(100 * row["count"] / classified) if classified else 0
         return rows
 
+    # Properties, not attributes: a summary cached by an older release still answers them.
+    @property
+    def role_classified(self):
+        return self.classified
+
+    @property
+    def role_unclassified(self):
+        return self.total - self.classified
+
+    @property
+    def polarity_classified(self):
+        return sum(row["count"] for row in self.polarities)
+
+    @property
+    def polarity_unclassified(self):
+        return self.total - self.polarity_classified
+
     @property
     def top_role(self):
         return self.roles[0] if self.roles else None
+
+    def count_of(self, axis, term):
+        """Citing papers in one role or polarity (`axis` "role" or "polarity"; a term or slug)."""
+        slug = getattr(term, "slug", term)
+        rows = self.roles if axis == "role" else self.polarities
+        return next((row["count"] for row in rows if row["slug"] == slug), 0)
+
+    def count_for(self, role=None, polarity=None):
+        """How many citing papers the explorer lists for a role and/or a polarity (None: any):
+        known for no filter or one; None when both are given (the pairs are not kept)."""
+        if role and polarity:
+            return None
+        if role or polarity:
+            return self.count_of("role", role) if role else self.count_of("polarity", polarity)
+        return self.total
 
 
 class Authorship(models.Model):
@@ -400,6 +440,13 @@ class CitationQuerySet(PublishableQuerySet):
         ):
             return self.all()
         return self.public()
+
+    def newest_first(self, end):
+        """Edges by the date of the paper at `end` ("citing_paper" or "cited_paper"), newest
+        first and undated last, as papers are. That paper breaks ties (one edge per pair of
+        papers), so PostgreSQL can walk the papers' date index and stop after a page instead
+        of sorting every edge of a hub."""
+        return self.order_by(F(f"{end}__publication_date").desc(nulls_last=True), f"{end}_id")
 
     def with_role_and_polarity(self, role=None, polarity=None):
         """Edges in the given role and/or polarity (a slug or an instance); None means any."""

@@ -129,7 +129,3 @@ class GuideSection(models.Model):
 
     def __str__(self):
         return f"{self.key}: {self.heading}"
-
-    @classmethod
-    def by_key(cls):
-        return {section.key: section for section in cls.objects.all()}

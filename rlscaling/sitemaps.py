@@ -5,22 +5,16 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.sitemaps import Sitemap
 from django.contrib.sitemaps.views import SitemapIndexItem, x_robots_tag
-from django.db.models import Max, Q
+from django.db.models import Max
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.views.decorators.http import require_safe
-from taggit.models import Tag
 
 from bottlenecks.models import Layer
 from citations.models import Paper
 from notes.models import ResearchNote
 
-
-def published_tags():
-    """Tags carried by at least one published paper or note (the tag pages that exist)."""
-    on_papers = Tag.objects.filter(paper__in=Paper.objects.published()).values("pk")
-    on_notes = Tag.objects.filter(researchnote__in=ResearchNote.objects.published()).values("pk")
-    return Tag.objects.filter(Q(pk__in=on_papers) | Q(pk__in=on_notes)).order_by("slug")
+from .tags import public_tags
 
 
 class SiteSitemap(Sitemap):
@@ -89,7 +83,7 @@ class TagSitemap(SiteSitemap):
     priority = 0.3
 
     def items(self):
-        return published_tags()
+        return public_tags().order_by("slug")
 
     def location(self, tag):
         return reverse("tag-detail", kwargs={"slug": tag.slug})

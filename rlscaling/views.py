@@ -1,35 +1,51 @@
 """Site-wide pages that belong to no one app: the field guide (home), tag pages, robots.txt."""
 
 from django.conf import settings
-from django.db.models import F, Prefetch
-from django.http import Http404, HttpResponse
+from django.db.models import Prefetch
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
-from taggit.models import Tag
 
 from bottlenecks.models import Analysis, Claim, Dimension, Layer, LoopStage
 from citations.models import Paper
 from notes.models import CommunityPost, GuideSection, Question, ResearchNote
 
 from .pagination import paginate
+from .tags import public_tags
 
 LATEST_RESEARCH_COUNT = 6
 FEATURED_NOTES_LIMIT = 6
 TAG_PAGE_SIZE = 20
 
 
+# The field guide's sections after the intro (which opens the page), each with its template
+# and the context entry it lists: a section shows, in its GuideSection.order, when an editor
+# has written it and it has something to list.
+GUIDE_SECTIONS = {
+    "dimensions": "dimensions",
+    "loop": "loop_stages",
+    "breaks": "layers",
+    "evidence": "featured_notes",
+    "community": "community_posts",
+    "questions": "team_questions",
+    "latest": "latest_papers",
+    "faq": "faqs",
+}
+
+
 @require_safe
 def home(request):
-    """The field guide: the editor-written sections of seed 001, in order."""
+    """The field guide: the editor-written sections of seed 001, in their editors' order."""
     featured_notes = list(
         ResearchNote.objects.featured().prefetch_related(
             Prefetch("claims", queryset=Claim.objects.published().by_evidence())
         )[:FEATURED_NOTES_LIMIT]
     )
+    sections = list(GuideSection.objects.all())
     context = {
         "nav": "guide",
-        "sections": GuideSection.by_key(),
+        "sections": {section.key: section for section in sections},
         "dimensions": Dimension.objects.published(),
         "loop_stages": LoopStage.objects.published(),
         "layers": Layer.objects.published(),
@@ -41,23 +57,34 @@ def home(request):
         "faqs": Question.objects.published().filter(kind=Question.Kind.FAQ),
         "latest_papers": Paper.objects.latest_research()[:LATEST_RESEARCH_COUNT],
     }
+    context["guide_sections"] = guide_sections(sections, context)
     return render(request, "home.html", context)
+
+
+def guide_sections(sections, context):
+    """The blocks of the field guide below the intro, in GuideSection order: each written
+    section with something to list, and the Bottleneck Map card right after "breaks" (the
+    layer table it analyses), or last if there is no such section."""
+    card = {"section": None, "template": "home/analysis.html"}
+    blocks = []
+    for section in sections:
+        items = GUIDE_SECTIONS.get(section.key)
+        if items and context[items]:
+            blocks.append({"section": section, "template": f"home/{section.key}.html"})
+        if section.key == "breaks" and context["analysis"]:
+            blocks.append(card)
+    if context["analysis"] and card not in blocks:
+        blocks.append(card)
+    return blocks
 
 
 @require_safe
 def tag_detail(request, slug):
-    """Published papers and notes with one tag; a tag with none of them is a 404."""
-    tag = get_object_or_404(Tag, slug=slug)
-    papers = (
-        Paper.objects.published()
-        .filter(tags=tag)
-        .for_listing()
-        .order_by(F("publication_date").desc(nulls_last=True), "-id")
-    )
+    """Published papers and notes with one tag; a tag none of them carries is a 404."""
+    tag = get_object_or_404(public_tags(), slug=slug)
+    papers = Paper.objects.published().filter(tags=tag).for_listing().newest_first()
     notes = list(ResearchNote.objects.published().filter(tags=tag).prefetch_related("tags"))
     page = paginate(request, papers, TAG_PAGE_SIZE)
-    if not notes and not page.paginator.count:
-        raise Http404("Nothing published carries this tag.")
     return render(request, "tag_detail.html", {"tag": tag, "notes": notes, "page": page})
 
 

@@ -1,0 +1,48 @@
+"""A hub's figures all come from CitationSummary: the page, its explorer and the API read them
+from there and do no arithmetic of their own."""
+
+import pytest
+
+from .factories import (
+    CitationFactory,
+    CitationPolarityFactory,
+    CitationRoleFactory,
+    PaperFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def hub():
+    hub = PaperFactory()
+    background = CitationRoleFactory(slug="background", name="Background")
+    neutral = CitationPolarityFactory(slug="neutral", name="Neutral")
+    CitationFactory(cited_paper=hub, role=background, polarity=neutral)
+    CitationFactory(cited_paper=hub, role=background)
+    CitationFactory(cited_paper=hub)
+    return hub
+
+
+def test_the_summary_counts_classified_and_unclassified_on_each_axis(hub):
+    summary = hub.citation_summary()
+    assert (summary.total, summary.role_classified, summary.role_unclassified) == (3, 2, 1)
+    assert (summary.polarity_classified, summary.polarity_unclassified) == (1, 2)
+    assert summary.count_of("role", "background") == 2
+    assert summary.count_of("polarity", "neutral") == 1
+    assert summary.count_of("role", "method") == 0
+
+
+def test_the_summary_knows_what_the_explorer_lists(hub):
+    summary = hub.citation_summary()
+    assert summary.count_for() == 3
+    assert summary.count_for(role="background") == 2
+    assert summary.count_for(polarity="neutral") == 1
+    assert summary.count_for(role="background", polarity="neutral") is None  # counted by a query
+
+
+def test_the_hub_page_shows_the_summarys_figures(client, hub):
+    content = client.get(hub.get_absolute_url()).content.decode()
+    assert "Shares of the 2 citations classified by role; 1 not yet classified." in content
+    assert "Shares of the 1 citation classified by polarity; 2 not yet classified." in content
+    assert "Background (2)" in content and "Neutral (1)" in content
