@@ -7,8 +7,7 @@ import pytest
 from django.urls import reverse
 
 from citations.models import Paper
-
-from .factories import CitationFactory, LayerFactory, PaperFactory
+from tests.factories import CitationFactory, LayerFactory, PaperFactory
 
 pytestmark = pytest.mark.django_db
 

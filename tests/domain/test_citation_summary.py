@@ -3,7 +3,7 @@ from there and do no arithmetic of their own."""
 
 import pytest
 
-from .factories import (
+from tests.factories import (
     CitationFactory,
     CitationPolarityFactory,
     CitationRoleFactory,
