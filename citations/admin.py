@@ -31,28 +31,31 @@ class CitationInlineForm(forms.ModelForm):
         super().add_error(field, error)
 
 
-class CitationFieldsMixin:
+class CitationInline(admin.TabularInline):
+    """A paper's edges in one direction: the paper is the foreign key `fk_name`, and the editor
+    picks the paper at the `other_end` (with autocomplete)."""
+
     model = Citation
     form = CitationInlineForm
     extra = 0
-    fields = ["role", "polarity", "is_representative", "context", "status"]
     show_change_link = True
+    other_end = None
+
+    def get_fields(self, request, obj=None):
+        return [self.other_end, "role", "polarity", "is_representative", "context", "status"]
+
+    def get_autocomplete_fields(self, request):
+        return [self.other_end]
 
 
-class CitationsReceivedInline(CitationFieldsMixin, admin.TabularInline):
-    fk_name = "cited_paper"
-    fields = ["citing_paper", *CitationFieldsMixin.fields]
-    autocomplete_fields = ["citing_paper"]
-    verbose_name = "citing paper"
-    verbose_name_plural = "cited by (citations received)"
+class CitationsReceivedInline(CitationInline):
+    fk_name, other_end = "cited_paper", "citing_paper"
+    verbose_name, verbose_name_plural = "citing paper", "cited by (citations received)"
 
 
-class CitationsMadeInline(CitationFieldsMixin, admin.TabularInline):
-    fk_name = "citing_paper"
-    fields = ["cited_paper", *CitationFieldsMixin.fields]
-    autocomplete_fields = ["cited_paper"]
-    verbose_name = "cited paper"
-    verbose_name_plural = "cites (citations made)"
+class CitationsMadeInline(CitationInline):
+    fk_name, other_end = "citing_paper", "cited_paper"
+    verbose_name, verbose_name_plural = "cited paper", "cites (citations made)"
 
 
 @admin.register(Paper)
