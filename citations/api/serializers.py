@@ -117,9 +117,22 @@ class PaperSerializer(VersionedModelSerializer):
                 raise ValidationError({"slug": error.detail}) from None
         return attrs
 
+    def validate_arxiv_id(self, value):
+        return self._normal_form("arxiv_id", value)
+
+    def validate_doi(self, value):
+        return self._normal_form("doi", value)
+
+    def _normal_form(self, name, value):
+        """The identifier as the model field stores it; malformed ones refused field by field."""
+        try:
+            return Paper._meta.get_field(name).clean(value, None)
+        except DjangoValidationError as error:
+            raise ValidationError(error.messages) from None
+
     def validate_identifiers(self, attrs):
-        """The model's rule (`Paper.clean_identifiers`), as the admin applies it: normal forms,
-        malformed or taken identifiers refused by field."""
+        """The model's rule (`Paper.clean_identifiers`), as the admin applies it: an identifier
+        another paper holds, or a DataCite DOI naming another arXiv paper, is refused."""
         if not {"arxiv_id", "doi"} & attrs.keys():
             return attrs
         current = self.instance
