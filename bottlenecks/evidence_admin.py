@@ -1,7 +1,8 @@
 """Admin for claims, failure signals and discriminating tests: drafts first, like everything."""
 
 from django.contrib import admin
-from rlscaling.admin_actions import PublishableAdmin
+
+from rlscaling.publishing.admin import PublishableAdmin
 
 from .evidence import Claim, DiscriminatingTest, FailureSignal, SignalLayer
 
