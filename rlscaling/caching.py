@@ -6,8 +6,15 @@ cached answer and add their headers afresh; a hit skips sessions, CSRF, authenti
 messages, history and axes (their headers, Vary and X-Frame-Options, are kept). A request with
 a session cookie or an Authorization header never uses the cache. Stored: status 200 answers
 to anonymous GETs only, without cookies and without `private`/`no-store`; served to anonymous
-GETs and HEADs. The key is the path, the sorted query string, the `Accept` header under /api/
-(the browsable API is another representation) and the generation. The generation must be
+GETs and HEADs. The key is the scheme and validated host (absolute URLs in API answers follow
+them; a request for a host outside ALLOWED_HOSTS never reaches the cache), the path, the query
+parameters the view reads (`query_parameters()`: others, such as `utm_source`, are dropped from
+the request before the view runs, so they neither make new entries nor appear in links), the
+`Accept` header under /api/ (the browsable API is another representation) and the generation.
+A view whose parameters are not known is not cached when it has a query string. One client
+(`client_address()`) may add at most PAGE_CACHE_STORES_PER_MINUTE entries a minute; beyond
+that its misses are answered uncached. Redis must evict under memory pressure
+(`maxmemory` with `allkeys-lru`, see the README): entries are disposable. The generation must be
 seen by every process that can change the content: with Redis (`REDIS_URL`) it lives in Redis;
 with local memory it lives in a file named after the database (the mtime of
 `db.sqlite3.page-generation` beside a SQLite file, `$TMPDIR/rlscaling-page-generation-<hash>`
@@ -21,6 +28,7 @@ announces, such as a scheduled `published_at` coming due.
 """
 
 import contextlib
+import functools
 import hashlib
 import logging
 import os
@@ -32,12 +40,16 @@ from urllib.parse import parse_qsl, urlencode
 from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends.locmem import LocMemCache
+from django.core.exceptions import DisallowedHost
 from django.db import connection
 from django.db.models.signals import m2m_changed, post_delete, post_save
-from django.http import HttpResponse
+from django.http import HttpResponse, QueryDict
+from django.urls import Resolver404, resolve
 from django.utils.cache import get_conditional_response
 from django.utils.http import parse_http_date_safe
+from django.utils.module_loading import import_string
 
+from .client_address import client_address
 from .middleware import CACHE_ERRORS
 from .publishing.editors import EDITORIAL_APPS
 
@@ -63,6 +75,10 @@ KEPT_HEADERS = (
 # `no-cache` stays cacheable here: it tells clients and proxies to revalidate with the origin,
 # and this cache is part of the origin (invalidated on every save).
 UNCACHEABLE_DIRECTIVES = ("private", "no-store")
+
+
+# Longer query strings are never cached (no view reads anything that long).
+MAX_CACHED_QUERY_LENGTH = 512
 
 
 def page_cache_seconds():
@@ -154,13 +170,136 @@ def connect_signals():
 # -- the middleware ---------------------------------------------------------------------------
 
 
-def cache_key(request, generation):
-    query = sorted(parse_qsl(request.META.get("QUERY_STRING", ""), keep_blank_values=True))
-    parts = [request.path, urlencode(query)]
+# Query parameters of the public pages that are not API views (API views are read from their
+# filter set, search, ordering and pagination), by namespaced URL name. A view missing here is
+# cached only without a query string.
+PAGE_QUERY_PARAMETERS = {
+    "home": (),
+    "notes:note-detail": (),
+    "bottlenecks:index": (),
+    "bottlenecks:layer-detail": ("page",),
+    "tag-detail": ("page",),
+    "feed-latest": (),
+    "sitemap": (),
+    "sitemap-section": ("p",),
+    "robots-txt": (),
+    "citations:paper-bibtex": (),
+    "citations:research-index": ("page", "citations.filters.ResearchIndexFilter"),
+    "citations:paper-detail": ("page", "citations.filters.CitingPaperFilter"),
+}
+
+
+@functools.cache
+def page_parameters(view_name):
+    """PAGE_QUERY_PARAMETERS[view_name] with filter sets (dotted paths) expanded; None if
+    the view is not listed."""
+    if view_name not in PAGE_QUERY_PARAMETERS:
+        return None
+    names = set()
+    for entry in PAGE_QUERY_PARAMETERS[view_name]:
+        names |= filterset_parameters(import_string(entry)) if "." in entry else {entry}
+    return frozenset(names)
+
+
+def filterset_parameters(filterset_class):
+    """The query parameter names a django-filter FilterSet reads (range filters read
+    `<name>_<suffix>`)."""
+    names = set()
+    for name, declared in filterset_class.base_filters.items():
+        widget = declared.field_class.widget
+        suffixes = getattr(widget, "suffixes", None)
+        if suffixes is None:
+            try:
+                suffixes = getattr(declared.field.widget, "suffixes", None)
+            except Exception:  # a field that needs a request to build: plain name
+                suffixes = None
+        if suffixes:
+            names.update(f"{name}_{suffix}" if suffix else name for suffix in suffixes)
+        else:
+            names.add(name)
+    return names
+
+
+@functools.cache
+def api_view_parameters(view_class, actions):
+    from rest_framework.settings import api_settings
+
+    names = {api_settings.URL_FORMAT_OVERRIDE or "format"}
+    names |= set(getattr(view_class, "cache_query_parameters", ()))
+    filterset_class = getattr(view_class, "filterset_class", None)
+    backends = getattr(view_class, "filter_backends", ())
+    actions = dict(actions or ())
+    if actions:  # a viewset: an @action may drop the filters
+        for method_name in actions.values():
+            method = getattr(view_class, method_name, None)
+            backends = getattr(method, "kwargs", {}).get("filter_backends", backends)
+    if filterset_class is not None and backends:
+        names |= filterset_parameters(filterset_class)
+    for backend in backends:
+        for attribute in ("search_param", "ordering_param"):
+            if hasattr(backend, attribute):
+                names.add(getattr(backend, attribute))
+    pagination = getattr(view_class, "pagination_class", None)
+    if pagination is not None and not (actions and "retrieve" in actions.values()):
+        for attribute in ("page_query_param", "page_size_query_param", "cursor_query_param"):
+            if getattr(pagination, attribute, None):
+                names.add(getattr(pagination, attribute))
+    return names
+
+
+def query_parameters(request):
+    """The query parameter names the view for `request` reads, or None when unknown."""
+    try:
+        match = resolve(request.path_info)
+    except Resolver404:
+        return None
+    view_class = getattr(match.func, "cls", None)
+    if view_class is not None:
+        actions = getattr(match.func, "actions", None)
+        return api_view_parameters(view_class, tuple(sorted((actions or {}).items())) or None)
+    return page_parameters(match.view_name)
+
+
+def normalise_query(request):
+    """Keep only the parameters the view reads, in a stable order, and make the request carry
+    just those (so the view's links never repeat the dropped ones). Returns the normalised
+    query string, or None when the request must not use the cache."""
+    raw = request.META.get("QUERY_STRING", "")
+    if not raw:
+        return ""
+    if len(raw) > MAX_CACHED_QUERY_LENGTH:
+        return None
+    names = query_parameters(request)
+    if names is None:
+        return None
+    pairs = [(name, value) for name, value in parse_qsl(raw, keep_blank_values=True)]
+    kept = sorted(pair for pair in pairs if pair[0] in names)
+    query = urlencode(kept)
+    if query != raw:
+        request.META["QUERY_STRING"] = query
+        request.GET = QueryDict(query)
+    return query
+
+
+def cache_key(request, generation, query=None):
+    if query is None:
+        query = urlencode(sorted(parse_qsl(request.META.get("QUERY_STRING", ""), True)))
+    parts = [request.scheme, request.get_host(), request.path, query]
     if request.path.startswith("/api/"):
         parts.append(request.headers.get("Accept", ""))
     digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()
     return f"{KEY_PREFIX}:{generation}:{digest}"
+
+
+def may_store(request):
+    """Whether this client may still add an entry this minute (PAGE_CACHE_STORES_PER_MINUTE)."""
+    limit = getattr(settings, "PAGE_CACHE_STORES_PER_MINUTE", 120)
+    key = f"page-cache:stores:{client_address(request)}:{int(time.time() // 60)}"
+    cache.add(key, 0, 70)
+    try:
+        return cache.incr(key) <= limit
+    except ValueError:  # expired between add and incr
+        return True
 
 
 def is_cacheable_request(request):
@@ -234,7 +373,14 @@ class PageCacheMiddleware:
         if not is_cacheable_request(request):
             return self.get_response(request)
         try:
-            key = cache_key(request, current_generation())
+            request.get_host()
+        except DisallowedHost:
+            return self.get_response(request)  # CommonMiddleware answers 400
+        query = normalise_query(request)
+        if query is None:
+            return self.get_response(request)
+        try:
+            key = cache_key(request, current_generation(), query)
             entry = cache.get(key)
         except CACHE_ERRORS:
             logger.warning("Page cache unreachable; serving %s uncached", request.path)
@@ -244,7 +390,8 @@ class PageCacheMiddleware:
         response = self.get_response(request)
         if is_cacheable_response(request, response):
             try:
-                cache.set(key, freeze(response), page_cache_seconds())
+                if may_store(request):
+                    cache.set(key, freeze(response), page_cache_seconds())
             except CACHE_ERRORS:
                 logger.warning("Page cache unreachable; %s not stored", request.path)
         return response

@@ -14,13 +14,17 @@ def healthz(request):
 
 @never_cache
 def readyz(request):
-    """Ready for traffic: the database and the cache both answer. 503 otherwise."""
+    """Ready for traffic while the database answers (503 otherwise). A cache that does not
+    answer is reported (`"status": "degraded"`) but does not take the server out of rotation:
+    pages and the API go on without it (uncached, throttles counted per process)."""
     checks = {"database": _check_database(), "cache": _check_cache()}
-    ready = all(value == "ok" for value in checks.values())
-    return JsonResponse(
-        {"status": "ok" if ready else "unavailable", "checks": checks},
-        status=200 if ready else 503,
-    )
+    if checks["database"] != "ok":
+        status, code = "unavailable", 503
+    elif checks["cache"] != "ok":
+        status, code = "degraded", 200
+    else:
+        status, code = "ok", 200
+    return JsonResponse({"status": status, "checks": checks}, status=code)
 
 
 def _check_database():

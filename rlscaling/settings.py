@@ -83,6 +83,8 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["d
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Permissions-Policy, Cross-Origin-Resource-Policy, Cache-Control on HTML.
+    "rlscaling.security_headers.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
     # A database outage becomes a styled 503 (JSON under /api/), never a traceback.
@@ -137,25 +139,39 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Each process's own memory: the throttles count here while Redis is unreachable.
+LOCAL_CACHE = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "local"}
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's RedisCache with a circuit breaker (rlscaling/cache_backend.py): a Redis
+            # that is down or never answers costs one short timeout, then is skipped.
+            "BACKEND": "rlscaling.cache_backend.ResilientRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "rlscaling"),
             "TIMEOUT": 300,
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
-        }
+            "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.25},
+        },
+        "local": LOCAL_CACHE,
     }
 else:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
             "LOCATION": "rlscaling",
-        }
+        },
+        "local": LOCAL_CACHE,
     }
+CACHE_RETRY_SECONDS = int(os.environ.get("CACHE_RETRY_SECONDS", "5"))
 # Whole anonymous pages and API answers (rlscaling/caching.py); a save invalidates them at once.
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "300"))
+# How many new pages one client may add to the cache a minute (its other misses go uncached).
+PAGE_CACHE_STORES_PER_MINUTE = int(os.environ.get("PAGE_CACHE_STORES_PER_MINUTE", "120"))
+
+# Reverse proxies in front of the app servers that append to X-Forwarded-For. 0 (default):
+# the header is ignored and the client is the socket peer. One rule for the throttles, axes,
+# the page cache's per-client limit and logs: rlscaling/client_address.py.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -175,6 +191,9 @@ AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = 1  # hours
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "rlscaling.client_address.axes_client_address"
+# A login whose `next=` is refused (another site) lands on the admin index.
+LOGIN_REDIRECT_URL = "admin:index"
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -217,9 +236,11 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "rlscaling.api.schema.ApiSchema",
     "EXCEPTION_HANDLER": "rlscaling.api.errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "rlscaling.api.throttles.AnonRateThrottle",
+        "rlscaling.api.throttles.UserRateThrottle",
     ],
+    # Informational: the throttles take the client from rlscaling/client_address.py.
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("API_THROTTLE_ANON", "1000/hour"),
         "user": os.environ.get("API_THROTTLE_USER", "10000/hour"),
@@ -261,6 +282,8 @@ CONTENT_SECURITY_POLICY = {
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_RESOURCE_POLICY = "same-origin"  # rlscaling/security_headers.py
 SESSION_COOKIE_HTTPONLY = True
 
 if PRODUCTION:

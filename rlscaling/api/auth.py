@@ -1,6 +1,7 @@
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import Throttled, ValidationError
-from rest_framework.throttling import AnonRateThrottle, ScopedRateThrottle
+
+from rlscaling.api.throttles import AnonRateThrottle, ScopedRateThrottle
 
 
 class ObtainTokenView(ObtainAuthToken):

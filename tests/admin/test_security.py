@@ -185,3 +185,12 @@ def test_the_admin_url_comes_from_the_environment():
     assert index == "/backstage-7f3a/"
     assert moved == "200"
     assert old == "404"
+
+
+def test_a_refused_next_after_login_lands_on_the_admin_index(client, editor):
+    response = client.post(
+        reverse("admin:login"),
+        {"username": editor.username, "password": PASSWORD, "next": "https://evil.example/"},
+    )
+    assert response.status_code == 302
+    assert response["Location"] == reverse("admin:index")

@@ -117,6 +117,10 @@ def test_a_page_carries_the_security_headers(production):
     assert headers["Referrer-Policy"] == "same-origin"
     assert headers["X-Frame-Options"] == "DENY"
     assert headers["Cross-Origin-Opener-Policy"] == "same-origin"
+    assert headers["Cross-Origin-Resource-Policy"] == "same-origin"
+    assert "camera=()" in headers["Permissions-Policy"]
+    assert "geolocation=()" in headers["Permissions-Policy"]
+    assert "no-cache" in headers["Cache-Control"]
 
 
 def test_a_page_carries_a_strict_content_security_policy(production):

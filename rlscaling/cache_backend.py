@@ -1,0 +1,65 @@
+"""Django's Redis cache with a circuit breaker, so a Redis that is down or hangs costs one
+short timeout, not one per cache call.
+
+After a connection error or a timeout the backend stops calling Redis for
+`CACHE_RETRY_SECONDS` (default 5) and raises `CacheUnavailable` at once instead; callers
+already treat that like any Redis connection error (the page cache is skipped, the throttles
+count in local memory, `/readyz` reports the cache as degraded). The breaker is per process:
+it holds no content, only "Redis did not answer me a moment ago".
+"""
+
+import functools
+import logging
+import time
+
+from django.conf import settings
+from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+logger = logging.getLogger(__name__)
+
+
+class CacheUnavailable(RedisConnectionError):
+    """Redis failed a moment ago; not asked again until the retry time."""
+
+
+def guarded(method):
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        if time.monotonic() < self.down_until:
+            raise CacheUnavailable("Redis failed recently; retrying later")
+        try:
+            return method(self, *args, **kwargs)
+        except (RedisConnectionError, RedisTimeoutError) as error:
+            retry = getattr(settings, "CACHE_RETRY_SECONDS", 5)
+            self.down_until = time.monotonic() + retry
+            logger.warning("Redis unreachable (%r); going on without it for %s s", error, retry)
+            raise
+
+    return wrapper
+
+
+class ResilientRedisCacheClient(RedisCacheClient):
+    down_until = 0.0
+
+    add = guarded(RedisCacheClient.add)
+    get = guarded(RedisCacheClient.get)
+    set = guarded(RedisCacheClient.set)
+    touch = guarded(RedisCacheClient.touch)
+    delete = guarded(RedisCacheClient.delete)
+    get_many = guarded(RedisCacheClient.get_many)
+    has_key = guarded(RedisCacheClient.has_key)
+    incr = guarded(RedisCacheClient.incr)
+    set_many = guarded(RedisCacheClient.set_many)
+    delete_many = guarded(RedisCacheClient.delete_many)
+    clear = guarded(RedisCacheClient.clear)
+
+
+class ResilientRedisCache(RedisCache):
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._class = ResilientRedisCacheClient
+
+    def is_down(self):
+        return time.monotonic() < self._cache.down_until
