@@ -12,6 +12,7 @@ from rlscaling.api.fields import ApiUrlField, HtmlUrlField, TagListField, slug_r
 from rlscaling.api.filters import (
     PublishableFilterSet,
     StrictBooleanFilter,
+    VisibleReferenceFilter,
     YearFilter,
     published_at_range,
     slug_choice,
@@ -96,7 +97,7 @@ class QuestionSerializer(VersionedModelSerializer):
 class ResearchNoteFilterSet(PublishableFilterSet):
     tag = django_filters.CharFilter(field_name="tags__slug", help_text="A tag slug.")
     layer = slug_choice(Layer, field_name="layers", help_text="Layer slug.")
-    paper = django_filters.CharFilter(field_name="papers__slug", help_text="A paper slug.")
+    paper = VisibleReferenceFilter(Paper, field_name="papers", help_text="A paper slug.")
     is_featured = StrictBooleanFilter()
     published_at = published_at_range()
 

@@ -206,13 +206,9 @@ def filterset_parameters(filterset_class):
     `<name>_<suffix>`)."""
     names = set()
     for name, declared in filterset_class.base_filters.items():
-        widget = declared.field_class.widget
-        suffixes = getattr(widget, "suffixes", None)
-        if suffixes is None:
-            try:
-                suffixes = getattr(declared.field.widget, "suffixes", None)
-            except Exception:  # a field that needs a request to build: plain name
-                suffixes = None
+        # The field's class, never `declared.field`: building the field would evaluate (and
+        # keep, for every later request) a queryset chosen without a request.
+        suffixes = getattr(declared.field_class.widget, "suffixes", None)
         if suffixes:
             names.update(f"{name}_{suffix}" if suffix else name for suffix in suffixes)
         else:

@@ -3,6 +3,7 @@
 import datetime
 
 import django_filters
+import django_filters.constants
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django_filters.fields import IsoDateTimeField, RangeField
 from django_filters.rest_framework import DjangoFilterBackend
@@ -112,6 +113,27 @@ def slug_choice(model, **kwargs):
     else:
         queryset = model.objects.all()
     return django_filters.ModelChoiceFilter(to_field_name="slug", queryset=queryset, **kwargs)
+
+
+class VisibleReferenceFilter(django_filters.CharFilter):
+    """A reference to another editorial row by slug, matched only among the rows the user may
+    see: for the public a draft is exactly a row that does not exist (no count to tell them
+    apart). `field_name` is the relation, e.g. `papers`."""
+
+    def __init__(self, target, *args, **kwargs):
+        self.target = target  # not `model`: the filter set sets that to its own model
+        super().__init__(*args, **kwargs)
+
+    def filter(self, queryset, value):
+        if value in django_filters.constants.EMPTY_VALUES:
+            return queryset
+        user = getattr(self.parent.request, "user", None)
+        if user is None:
+            visible = self.target.objects.published()
+        else:
+            visible = self.target.objects.visible_to(user)
+        matches = visible.filter(slug=value.replace("\x00", "")).values("pk")
+        return queryset.filter(**{f"{self.field_name}__in": matches}).distinct()
 
 
 class PublishableFilterSet(django_filters.FilterSet):
