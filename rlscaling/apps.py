@@ -1,5 +1,5 @@
 from django.apps import AppConfig
-from django.db.models.signals import post_migrate
+from django.db.models.signals import post_migrate, pre_save
 
 
 class RlscalingConfig(AppConfig):
@@ -11,8 +11,11 @@ class RlscalingConfig(AppConfig):
     def ready(self):
         from .caching import connect_signals
         from .publishing.editors import sync_editors_group
+        from .text import clean_editorial_text
 
         connect_signals()  # any editorial save makes the cached pages stale
+        # Control characters and lone surrogates never reach the database (rlscaling/text.py).
+        pre_save.connect(clean_editorial_text, dispatch_uid="rlscaling.clean_editorial_text")
 
         # After the last app's migrations, when every model permission exists.
         post_migrate.connect(sync_editors_group, dispatch_uid="rlscaling.sync_editors_group")

@@ -6,12 +6,25 @@ from django.utils.feedgenerator import Atom1Feed
 
 from citations.models import Paper
 from notes.models import ResearchNote
+from rlscaling.text import clean_data
 
 FEED_LENGTH = 30
 
 
+class CleanAtom1Feed(Atom1Feed):
+    """Atom that stays well-formed whatever is stored: text saved around the model's cleaning
+    (bulk writes, raw SQL) loses its control characters here, instead of making Django raise
+    (a 500 for everyone) or write an invalid attribute (a tag name in a category)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*clean_data(list(args)), **clean_data(kwargs))
+
+    def add_item(self, *args, **kwargs):
+        super().add_item(*clean_data(list(args)), **clean_data(kwargs))
+
+
 class LatestFeed(Feed):
-    feed_type = Atom1Feed
+    feed_type = CleanAtom1Feed
     title = f"{settings.SITE_NAME}: latest notes and papers"
     subtitle = "New research notes and papers on how reinforcement-learning systems scale."
 

@@ -192,6 +192,7 @@ AXES_COOLOFF_TIME = 1  # hours
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_CLIENT_IP_CALLABLE = "rlscaling.client_address.axes_client_address"
+AXES_USERNAME_CALLABLE = "rlscaling.login.axes_username"
 # A login whose `next=` is refused (another site) lands on the admin index.
 LOGIN_REDIRECT_URL = "admin:index"
 
@@ -234,6 +235,12 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
     "DEFAULT_SCHEMA_CLASS": "rlscaling.api.schema.ApiSchema",
+    # JSON bounded in size (DATA_UPLOAD_MAX_MEMORY_SIZE) and nesting: rlscaling/api/parsers.py.
+    "DEFAULT_PARSER_CLASSES": [
+        "rlscaling.api.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "EXCEPTION_HANDLER": "rlscaling.api.errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
         "rlscaling.api.throttles.AnonRateThrottle",

@@ -5,11 +5,13 @@ from django.urls import include, path
 
 from . import health, views
 from .feeds import LatestFeed
+from .login import BoundedAdminAuthenticationForm
 from .sitemaps import SITEMAPS, sitemap_index
 
 admin.site.site_header = "RL Scaling editors"
 admin.site.site_title = "RL Scaling admin"
 admin.site.index_title = "Editorial content"
+admin.site.login_form = BoundedAdminAuthenticationForm
 
 urlpatterns = [
     path("", views.home, name="home"),

@@ -1,12 +1,34 @@
+from rest_framework import serializers
+from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import Throttled, ValidationError
+from rest_framework.settings import api_settings
 
 from rlscaling.api.throttles import AnonRateThrottle, ScopedRateThrottle
+from rlscaling.login import USERNAME_MAX_LENGTH
+
+
+class TokenRequestSerializer(AuthTokenSerializer):
+    """A username no account can have (too long) is refused before anyone looks it up."""
+
+    username = serializers.CharField(
+        label="Username", write_only=True, max_length=USERNAME_MAX_LENGTH
+    )
+    password = serializers.CharField(
+        label="Password",
+        style={"input_type": "password"},
+        trim_whitespace=False,
+        write_only=True,
+        max_length=4096,
+    )
 
 
 class ObtainTokenView(ObtainAuthToken):
     """Trade an active account's username and password for its API token."""
 
+    serializer_class = TokenRequestSerializer
+    # The API's bounded JSON parser first (ObtainAuthToken brings DRF's own otherwise).
+    parser_classes = api_settings.DEFAULT_PARSER_CLASSES
     throttle_classes = [AnonRateThrottle, ScopedRateThrottle]
     throttle_scope = "token"
 

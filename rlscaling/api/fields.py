@@ -29,9 +29,31 @@ class HtmlUrlField(serializers.Field):
         return request.build_absolute_uri(path) if request else path
 
 
+# The most rows one request may name in a list (tags, authors, references): a bound on the
+# work one request can cause (5,000 tags ran past the worker timeout).
+MAX_LIST_ITEMS = 200
+
+
+class BoundedManyRelatedField(serializers.ManyRelatedField):
+    default_error_messages = {
+        "max_items": f"Ensure this list has at most {MAX_LIST_ITEMS} items.",
+    }
+
+    def to_internal_value(self, data):
+        if isinstance(data, (list, tuple)) and len(data) > MAX_LIST_ITEMS:
+            self.fail("max_items")
+        return super().to_internal_value(data)
+
+
 class SlugReferenceField(serializers.SlugRelatedField):
     """A reference to another row by its slug; one with a NUL byte matches nothing (and never
-    reaches PostgreSQL, which refuses NUL in text)."""
+    reaches PostgreSQL, which refuses NUL in text). A list of them holds MAX_LIST_ITEMS at most."""
+
+    @classmethod
+    def many_init(cls, *args, **kwargs):
+        field = super().many_init(*args, **kwargs)
+        field.__class__ = BoundedManyRelatedField
+        return field
 
     def to_internal_value(self, data):
         if isinstance(data, str) and "\x00" in data:
@@ -53,9 +75,11 @@ def slug_references(model, help_text):
 class NameListField(serializers.ListField):
     """An ordered list of distinct names (authors, tags)."""
 
-    def __init__(self, max_length, **kwargs):
+    def __init__(self, max_length, max_items=MAX_LIST_ITEMS, **kwargs):
         kwargs.setdefault("required", False)
-        super().__init__(child=serializers.CharField(max_length=max_length), **kwargs)
+        super().__init__(
+            child=serializers.CharField(max_length=max_length), max_length=max_items, **kwargs
+        )
 
     def to_internal_value(self, data):
         names = super().to_internal_value(data)

@@ -1,6 +1,7 @@
 """The versioned REST API, mounted at /api/v1/."""
 
 from csp.decorators import csp_update
+from django.http import HttpResponse
 from django.urls import path, re_path
 from drf_spectacular.views import (
     SpectacularJSONAPIView,
@@ -37,24 +38,44 @@ router.register("layers", bottlenecks_api.LayerViewSet, basename="layer")
 router.register("analyses", bottlenecks_api.AnalysisViewSet, basename="analysis")
 router.register("claims", claims_api.ClaimViewSet, basename="claim")
 
+
+class DocsPageMixin:
+    """The docs pages are HTML templates: OPTIONS answers with what they allow, not with DRF's
+    metadata (which their template renderer cannot draw)."""
+
+    def options(self, request, *args, **kwargs):
+        return HttpResponse(status=200, headers={"Allow": "GET, HEAD, OPTIONS"})
+
+
+class SwaggerView(DocsPageMixin, SpectacularSwaggerSplitView):
+    cache_query_parameters = ("script",)  # ?script= serves the initialiser (rlscaling/caching)
+
+
+class RedocView(DocsPageMixin, SpectacularRedocView):
+    pass
+
+
 # Swagger UI and Redoc come from drf-spectacular-sidecar's static files; their own inline
 # styles (and Redoc's web worker) need a little more than the site-wide policy allows.
 docs_policy = csp_update(
     {"style-src": ["'unsafe-inline'"], "worker-src": ["'self'", "blob:"], "img-src": ["data:"]}
 )
 
+
+class SchemaView(SpectacularJSONAPIView):
+    cache_query_parameters = ("lang",)
+
+
 urlpatterns = [
-    path("schema/", SpectacularJSONAPIView.as_view(), name="schema"),
+    path("schema/", SchemaView.as_view(), name="schema"),
     path(
         "docs/",
-        docs_policy(SpectacularSwaggerSplitView.as_view(url_name="api:schema")),
+        docs_policy(SwaggerView.as_view(url_name="api:schema")),
         name="docs",
     ),
     path(
         "redoc/",
-        docs_policy(
-            SpectacularRedocView.as_view(url_name="api:schema", template_name="api/redoc.html")
-        ),
+        docs_policy(RedocView.as_view(url_name="api:schema", template_name="api/redoc.html")),
         name="redoc",
     ),
     path("auth/token/", ObtainTokenView.as_view(), name="token"),
