@@ -5,10 +5,14 @@ the API keeps answering (each process then limits on its own)."""
 import logging
 
 from django.core.cache import caches
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework import throttling
 
 from rlscaling.client_address import client_address
-from rlscaling.middleware import CACHE_ERRORS
+
+# As rlscaling.middleware.CACHE_ERRORS (not imported: the middleware imports the API layer).
+CACHE_ERRORS = (RedisConnectionError, RedisTimeoutError)
 
 logger = logging.getLogger(__name__)
 
