@@ -146,17 +146,49 @@ def reader(port, targets, deadline, recorder, rng):
     while time.monotonic() < deadline:
         kind = "page" if rng.random() < 0.6 else "api"
         path = rng.choice(pages if kind == "page" else api)()
+        headers = {}
+        if rng.random() < HOSTILE_SHARE:
+            path, headers = hostile(path, rng)
+            if "Host" in headers:
+                kind = "hostile host"  # answered 400, counted apart
         started = time.perf_counter()
         try:
-            status = request(port, "GET", path).status
+            status = request(port, "GET", path, headers=headers).status
         except (OSError, http.client.HTTPException) as error:
             with recorder.lock:
                 recorder.socket_errors.append((path, repr(error)))
             continue
         recorder.record(kind, status, time.perf_counter() - started, path)
-        if status >= 400 and status != 404:
+        if status >= 400 and status != 404 and kind != "hostile host":
             with recorder.lock:
                 recorder.statuses[f"{status} {path}"] += 1
+
+
+# Of the readers' requests, the share made hostile: an invented query parameter (a new
+# page-cache key each time unless the cache ignores it), an invented X-Forwarded-For, or a
+# Host outside ALLOWED_HOSTS (must answer 400 and never reach the cache).
+HOSTILE_SHARE = 0.3
+
+
+def hostile(path, rng):
+    token = f"{rng.getrandbits(64):016x}"
+    choice = rng.random()
+    joiner = "&" if "?" in path else "?"
+    if choice < 0.6:
+        return f"{path}{joiner}utm_source={token}", {}
+    if choice < 0.9:
+        return path, {"X-Forwarded-For": f"10.{rng.randint(0, 255)}.{rng.randint(0, 255)}.1"}
+    return path, {"Host": f"{token}.example:6666"}
+
+
+def redis_memory(redis_url):
+    """Keys in the soak's Redis database and the server's used memory, or None without Redis."""
+    if not redis_url:
+        return None
+    import redis
+
+    client = redis.Redis.from_url(redis_url, socket_timeout=2)
+    return {"keys": client.dbsize(), "used_memory": client.info("memory")["used_memory"]}
 
 
 def writer(port, number, token, targets, deadline, recorder, rng, pause):
@@ -399,6 +431,11 @@ def main():
         targets = prepare(server)
         database = describe_database(database_url)
         cache = "Redis" if redis_url else "local memory"
+        if redis_url:
+            import redis
+
+            redis.Redis.from_url(redis_url).flushdb()  # the soak's own database (15)
+        memory_before = redis_memory(redis_url)
         with server:
             print(
                 f"Soaking {server.base_url} for {args.duration:.0f} s with "
@@ -407,9 +444,16 @@ def main():
             )
             recorder, elapsed = soak(server.port, targets, args)
             log_tail = server.log_tail()
+        memory_after = redis_memory(redis_url)
         lost = verify(server, recorder)
     summary = summarise(recorder, args, elapsed, database, cache, lost, load_before)
     report(summary, recorder, log_tail)
+    if memory_before is not None:
+        print(
+            f"Redis: {memory_before['keys']} keys before, {memory_after['keys']} after; "
+            f"server used_memory {memory_before['used_memory'] / 1e6:.1f} MB before, "
+            f"{memory_after['used_memory'] / 1e6:.1f} MB after (shared server: other users too)"
+        )
     if args.write:
         write_results(markdown(summary))
         print(f"Recorded in {RESULTS.relative_to(ROOT)}")

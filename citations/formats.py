@@ -49,6 +49,24 @@ def bibtex_escape(text):
     )
 
 
+# Characters that would end or nest the braced value, or break the line, percent-encoded as a
+# URL may carry them; a URL or DOI link then cannot close its field and add others.
+BIBTEX_URL_UNSAFE = {
+    "{": "%7B",
+    "}": "%7D",
+    "\\": "%5C",
+    '"': "%22",
+    " ": "%20",
+    "\n": "%0A",
+    "\r": "%0D",
+    "\t": "%09",
+}
+
+
+def bibtex_url(url):
+    return "".join(BIBTEX_URL_UNSAFE.get(character, character) for character in url)
+
+
 def bibtex_name(name):
     """A name in BibTeX's "Last, First" order; a one-word name stays as it is."""
     first, _, last = name.rpartition(" ")
@@ -78,7 +96,7 @@ def bibtex_entry(paper):
         ("eprint", paper.arxiv_id),
         ("archivePrefix", "arXiv" if paper.arxiv_id else ""),
         ("doi", bibtex_escape(paper.doi)),
-        ("url", paper.url or paper.arxiv_url or paper.doi_url),
+        ("url", bibtex_url(paper.url or paper.arxiv_url or paper.doi_url)),
     ]
     lines = [f"@{entry_type}{{{key},"]
     for name, value in fields:

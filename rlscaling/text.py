@@ -10,8 +10,10 @@ store the same thing; the XML outputs (the feed) clean again what bulk writes ma
 """
 
 import re
+from urllib.parse import urlsplit, urlunsplit
 
 from django.db import models
+from django.utils.encoding import iri_to_uri
 
 # Vertical tab and form feed separate words; the other controls are noise.
 SEPARATORS = re.compile(r"[\x0b\x0c]")
@@ -24,6 +26,22 @@ def clean_text(value):
     if not isinstance(value, str):
         return value
     return UNWANTED.sub("", SEPARATORS.sub(" ", value))
+
+
+def ascii_url(value):
+    """A URL as a URI (what the API's `format: uri` promises): an internationalised host in
+    IDNA form, anything else outside ASCII, spaces and braces percent-encoded."""
+    if not value:
+        return value
+    try:
+        parts = urlsplit(value)
+        host = parts.hostname or ""
+        if host and not host.isascii():
+            ascii_host = host.encode("idna").decode("ascii")
+            parts = parts._replace(netloc=parts.netloc.replace(host, ascii_host))
+        return iri_to_uri(urlunsplit(parts))
+    except (ValueError, UnicodeError):
+        return iri_to_uri(value)
 
 
 def clean_data(value):
@@ -42,6 +60,8 @@ def clean_instance_text(instance):
         if isinstance(field, (models.CharField, models.TextField)):
             value = getattr(instance, field.attname)
             cleaned = clean_text(value)
+            if isinstance(field, models.URLField):
+                cleaned = ascii_url(cleaned)
             if cleaned is not value and cleaned != value:
                 setattr(instance, field.attname, cleaned)
         elif isinstance(field, models.JSONField):

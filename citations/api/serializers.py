@@ -1,6 +1,6 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.text import slugify
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from taggit.models import Tag
@@ -294,3 +294,15 @@ class TagSerializer(serializers.ModelSerializer):
     class Meta:
         model = Tag
         fields = ["api_url", "slug", "name", "paper_count", "note_count"]
+
+
+@extend_schema_serializer(many=False)
+class PaperHubSerializer(serializers.Serializer):
+    """The answer of /papers/{slug}/citations/: one hub object whose `results` are the citing
+    edges (not a paginated list of hubs, which the list view would otherwise be documented as)."""
+
+    paper = CitingPaperSerializer()
+    summary = CitationSummarySerializer()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = HubCitationSerializer(many=True)

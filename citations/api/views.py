@@ -8,8 +8,8 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django_filters.rest_framework import DjangoFilterBackend
-from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import generics, serializers
+from drf_spectacular.utils import extend_schema
+from rest_framework import generics
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from taggit.models import Tag, TaggedItem
@@ -22,6 +22,7 @@ from citations.api.serializers import (
     CitationSummarySerializer,
     CitingPaperSerializer,
     HubCitationSerializer,
+    PaperHubSerializer,
     PaperSerializer,
     TagSerializer,
 )
@@ -133,18 +134,7 @@ class PaperCitationsView(ConditionalGetMixin, generics.ListAPIView):
             citing_sort_date=Coalesce("citing_paper__publication_date", Value(datetime.date.min))
         )
 
-    @extend_schema(
-        responses=inline_serializer(
-            "PaperHub",
-            {
-                "paper": CitingPaperSerializer(),
-                "summary": CitationSummarySerializer(),
-                "next": serializers.URLField(allow_null=True),
-                "previous": serializers.URLField(allow_null=True),
-                "results": HubCitationSerializer(many=True),
-            },
-        )
-    )
+    @extend_schema(responses=PaperHubSerializer)
     def get(self, request, *args, **kwargs):
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         response = self.get_paginated_response(self.get_serializer(page, many=True).data)

@@ -19,8 +19,9 @@ class VersionedWritesMixin:
 
     A PUT/PATCH/DELETE carrying `If-Match` proceeds only if it matches the current ETag
     (else 412); a PUT/PATCH carrying `version` only if that is the stored version (else 409).
-    The save itself is a compare-and-swap on the version (`Publishable.save_if_version`), so a
-    write that loses a race is refused with 409 too, and nothing is changed.
+    The save itself is then a compare-and-swap on the version (`Publishable.save_if_version`),
+    so a write that loses a race is refused with 409 too, and nothing is changed. A PUT/PATCH
+    with neither precondition asked for no check: it is applied, last writer wins.
     """
 
     def check_if_match(self, request, instance):
@@ -39,9 +40,11 @@ class VersionedWritesMixin:
             )
 
     def submitted_version(self, request, instance):
+        """The version the save must find (compare-and-swap), or None for an unconditional
+        write (no `version`, no `If-Match`: last writer wins)."""
         data = request.data
         if not hasattr(data, "get") or data.get("version") in (None, ""):
-            return instance.version
+            return instance.version if request.headers.get("If-Match") else None
         submitted = data.get("version")
         if isinstance(submitted, bool):
             submitted = None

@@ -88,5 +88,6 @@ urlpatterns = [
     path("imports/<int:pk>/", imports_api.ImportDetailView.as_view(), name="import-detail"),
     *router.urls,
     # Anything else under /api/v1/ gets the API's JSON 404, not the site's HTML page.
-    re_path(r"^.*/$", NotFoundView.as_view(), name="not-found"),
+    # [\s\S], not ".": a path with an encoded newline (%0A) is an API path too.
+    re_path(r"^[\s\S]*/$", NotFoundView.as_view(), name="not-found"),
 ]

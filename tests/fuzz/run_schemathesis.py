@@ -5,8 +5,9 @@ throwaway SQLite database. Fails on any server error or any response that breaks
 
 Bounded: FUZZ_MAX_EXAMPLES generated cases per operation (default 5, over 60 operations), and
 FUZZ_TIMEOUT seconds for each of the two runs (default 300). Runs once as an editor with a
-token (every operation: reads, drafts and writes), then anonymously over the reads with the
-coverage phase's boundary and invalid values too. FUZZ_EDITOR_PHASES / FUZZ_ANON_PHASES
+token (every operation: reads, drafts and writes; the fuzzing phase, then the stateful one,
+which chains calls through the links Schemathesis infers, e.g. create then read back), then
+anonymously over the reads with the coverage phase's boundary and invalid values too. FUZZ_EDITOR_PHASES / FUZZ_ANON_PHASES
 choose other phases for a deeper run, e.g. FUZZ_EDITOR_PHASES=coverage,fuzzing;
 FUZZ_DATABASE_URL another empty, throwaway database (e.g. PostgreSQL).
 """
@@ -70,7 +71,7 @@ def main():
         server.manage("load_demo")
         token = editor_token(server.env, "fuzz-editor", "fuzz-editor-password-long")
         with server:
-            editor = os.environ.get("FUZZ_EDITOR_PHASES", "fuzzing")
+            editor = os.environ.get("FUZZ_EDITOR_PHASES", "fuzzing,stateful")
             anonymous = os.environ.get("FUZZ_ANON_PHASES", "coverage,fuzzing")
             statuses = [
                 # Every operation (reads, drafts, writes) as an editor; the coverage phase's

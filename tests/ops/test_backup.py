@@ -137,3 +137,23 @@ def test_restore_asks_before_replacing_everything(content, tmp_path, monkeypatch
     with pytest.raises(CommandError, match="cancelled"):
         call_command("restore", str(target))
     assert_same_rows(content, snapshot())
+
+
+@pytest.mark.django_db
+def test_restore_leaves_no_page_of_a_removed_row_cached(content, tmp_path):
+    """Issue 11, point 6: a row the restore removes is not served from the page cache."""
+    from django.test import Client
+
+    from tests.factories import PaperFactory
+
+    target = tmp_path / "site.json.gz"
+    call_command("backup", format="fixture", output=str(target), verbosity=0)
+    added = PaperFactory(title="Added after the backup")
+    anonymous = Client()
+    assert anonymous.get(added.get_absolute_url()).status_code == 200
+    assert anonymous.get(added.get_absolute_url())["X-Page-Cache"] == "hit"
+
+    wipe()
+    call_command("restore", str(target), interactive=False, verbosity=0)
+
+    assert anonymous.get(added.get_absolute_url()).status_code == 404
