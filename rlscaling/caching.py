@@ -8,8 +8,10 @@ a session cookie or an Authorization header never uses the cache. Stored: status
 to anonymous GETs only, without cookies and without `private`/`no-store`; served to anonymous
 GETs and HEADs. The key is the scheme and validated host (absolute URLs in API answers follow
 them; a request for a host outside ALLOWED_HOSTS never reaches the cache), the path, the query
-parameters the view reads (`query_parameters()`: others, such as `utm_source`, are dropped from
-the request before the view runs, so they neither make new entries nor appear in links), the
+parameters the view reads (`query_parameters()`: a request that also carries others, such as
+`utm_source`, is served the entry of the same request without them, and when there is none is
+answered by the view but not stored, so made-up parameters add no entries and never reach
+another client's links), the
 `Accept` header under /api/ (the browsable API is another representation) and the generation.
 A view whose parameters are not known is not cached when it has a query string. One client
 (`client_address()`) may add at most PAGE_CACHE_STORES_PER_MINUTE entries a minute; beyond
@@ -43,7 +45,7 @@ from django.core.cache.backends.locmem import LocMemCache
 from django.core.exceptions import DisallowedHost
 from django.db import connection
 from django.db.models.signals import m2m_changed, post_delete, post_save
-from django.http import HttpResponse, QueryDict
+from django.http import HttpResponse
 from django.urls import Resolver404, resolve
 from django.utils.cache import get_conditional_response
 from django.utils.http import parse_http_date_safe
@@ -257,9 +259,9 @@ def query_parameters(request):
 
 
 def normalise_query(request):
-    """Keep only the parameters the view reads, in a stable order, and make the request carry
-    just those (so the view's links never repeat the dropped ones). Returns the normalised
-    query string, or None when the request must not use the cache."""
+    """The request's query reduced to the parameters the view reads, in a stable order: the
+    cache key's query. None when the request must not use the cache (a view whose parameters
+    are not known, or an overlong query string)."""
     raw = request.META.get("QUERY_STRING", "")
     if not raw:
         return ""
@@ -268,13 +270,15 @@ def normalise_query(request):
     names = query_parameters(request)
     if names is None:
         return None
-    pairs = [(name, value) for name, value in parse_qsl(raw, keep_blank_values=True)]
-    kept = sorted(pair for pair in pairs if pair[0] in names)
-    query = urlencode(kept)
-    if query != raw:
-        request.META["QUERY_STRING"] = query
-        request.GET = QueryDict(query)
-    return query
+    pairs = parse_qsl(raw, keep_blank_values=True)
+    return urlencode(sorted(pair for pair in pairs if pair[0] in names))
+
+
+def is_normal_query(request, query):
+    """Whether the request carries exactly the normalised query (nothing the view ignores).
+    Only such answers are stored: one with `?utm_source=x` may repeat it in its links."""
+    raw = request.META.get("QUERY_STRING", "")
+    return urlencode(sorted(parse_qsl(raw, keep_blank_values=True))) == query
 
 
 def cache_key(request, generation, query=None):
@@ -386,7 +390,7 @@ class PageCacheMiddleware:
         response = self.get_response(request)
         if is_cacheable_response(request, response):
             try:
-                if may_store(request):
+                if is_normal_query(request, query) and may_store(request):
                     cache.set(key, freeze(response), page_cache_seconds())
             except CACHE_ERRORS:
                 logger.warning("Page cache unreachable; %s not stored", request.path)
