@@ -8,7 +8,8 @@ FUZZ_TIMEOUT seconds for each of the two runs (default 300). Runs once as an edi
 token (every operation: reads, drafts and writes; the fuzzing phase, then the stateful one,
 which chains calls through the links Schemathesis infers, e.g. create then read back), then
 anonymously over the reads with the coverage phase's boundary and invalid values too.
-FUZZ_EDITOR_PHASES / FUZZ_ANON_PHASES choose other phases for a deeper run, e.g. FUZZ_EDITOR_PHASES=coverage,fuzzing;
+FUZZ_EDITOR_PHASES / FUZZ_ANON_PHASES choose other phases for a deeper run, e.g.
+FUZZ_EDITOR_PHASES=coverage,fuzzing;
 FUZZ_DATABASE_URL another empty, throwaway database (e.g. PostgreSQL).
 """
 
