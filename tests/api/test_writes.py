@@ -348,7 +348,8 @@ def test_if_match_star_and_weak_tags(editor_api, paper_url):
 
 def test_a_write_that_loses_the_race_is_refused(editor_api, paper_url, monkeypatch):
     """Between reading the row and saving it, another editor saves: the compare-and-swap
-    on `version` refuses the second write (409) instead of overwriting the first."""
+    on `version` refuses the second write (409) instead of overwriting the first. (Without
+    `version` or If-Match the write asks for no check and is applied: test_schema_and_writes.)"""
     from rlscaling.api import concurrency as api
 
     original = api.VersionedWritesMixin.submitted_version
@@ -359,7 +360,8 @@ def test_a_write_that_loses_the_race_is_refused(editor_api, paper_url, monkeypat
         return expected
 
     monkeypatch.setattr(api.VersionedWritesMixin, "submitted_version", read_then_someone_saves)
-    response = editor_api.patch(paper_url, {"title": "Lost"}, format="json")
+    version = Paper.objects.get().version
+    response = editor_api.patch(paper_url, {"title": "Lost", "version": version}, format="json")
     assert response.status_code == 409
     assert Paper.objects.get().title == "Original"
 
