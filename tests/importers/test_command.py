@@ -92,14 +92,11 @@ def test_a_bad_line_in_a_streamed_file_is_named(roles):
         call_command("import_papers", str(IMPORT_FIXTURES / "broken.jsonl"), "--batch-size", "10")
 
 
-        call_command("import_papers", str(FIXTURES / "broken.jsonl"), "--batch-size", "10")
-
-
 def test_an_applied_import_makes_cached_pages_stale(roles, django_capture_on_commit_callbacks):
     """Issue 11, point 6: importers write in bulk; the page cache is told once they commit."""
     from rlscaling.caching import current_generation
 
     before = current_generation()
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("import_papers", str(FIXTURES / "papers.bib"), "--apply")
+        call_command("import_papers", str(IMPORT_FIXTURES / "papers.bib"), "--apply")
     assert current_generation() != before
