@@ -44,7 +44,14 @@ class StaticPagesSitemap(SiteSitemap):
     priority = 0.8
 
     def items(self):
-        return ["home", "citations:research-index", "bottlenecks:index"]
+        return [
+            "home",
+            "citations:research-index",
+            "bottlenecks:index",
+            "paper-list",
+            "note-list",
+            "tag-index",
+        ]
 
     def location(self, item):
         return reverse(item)

@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.contrib.sitemaps import views as sitemaps_views
 from django.urls import include, path
 
-from . import health, views
+from . import browse, health, views
 from .feeds import LatestFeed
 from .login import BoundedAdminAuthenticationForm
 from .sitemaps import SITEMAPS, sitemap_index
@@ -17,6 +17,9 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
+    path("papers/", browse.paper_list, name="paper-list"),
+    path("notes/", browse.note_list, name="note-list"),
+    path("tags/", browse.tag_index, name="tag-index"),
     path("tags/<slug:slug>/", views.tag_detail, name="tag-detail"),
     path("feeds/latest.atom", LatestFeed(), name="feed-latest"),
     # An index of per-section sitemaps, so a large corpus pages past the 50,000-URL limit.

@@ -1,0 +1,112 @@
+"""Browse pages for whole collections: every published paper (/papers/), every published
+research note (/notes/) and every public tag (/tags/), each sorted by `?sort=` and paginated."""
+
+from django import forms
+from django.contrib.contenttypes.models import ContentType
+from django.db.models import Count, F, OuterRef, Prefetch, Subquery
+from django.db.models.functions import Coalesce, Lower
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+from taggit.models import TaggedItem
+
+from citations.models import NEWEST_FIRST, Paper
+from notes.models import ResearchNote
+
+from .pagination import paginate
+from .tags import public_tags
+
+PAPERS_PAGE_SIZE = 20
+NOTES_PAGE_SIZE = 20
+TAGS_PAGE_SIZE = 100
+
+# key: (label, order_by arguments); the first is the default.
+PAPER_SORTS = {
+    "newest": ("Newest first", NEWEST_FIRST),
+    "title": ("Title (A–Z)", (Lower("title"), "id")),
+    "cited": ("Most cited", (F("cited_by_count").desc(), *NEWEST_FIRST)),
+}
+NOTE_SORTS = {
+    "newest": ("Newest first", (F("published_at").desc(), F("id").desc())),
+    "title": ("Title (A–Z)", (Lower("title"), "id")),
+}
+TAG_SORTS = {
+    "name": ("Name (A–Z)", ("slug",)),
+    "items": ("Most items", (F("item_count").desc(), "slug")),
+}
+
+
+class SortForm(forms.Form):
+    """`?sort=` on a browse page: one of the page's sort keys (the first is the default). Any
+    other value makes the form invalid and the view answers 400; other parameters are ignored."""
+
+    sort = forms.ChoiceField(required=False, label="Sort by")
+
+    def __init__(self, data, sorts):
+        super().__init__(data)
+        self.sorts = sorts
+        self.fields["sort"].choices = [(key, label) for key, (label, _) in sorts.items()]
+
+    @property
+    def ordering(self):
+        """The order_by() arguments of the chosen sort, or of the default one."""
+        return self.sorts[self.cleaned_data.get("sort") or next(iter(self.sorts))][1]
+
+
+def tagged_count(rows):
+    """Per tag (as a subquery over the outer Tag), how many of `rows` carry it."""
+    tagged = (
+        TaggedItem.objects.filter(
+            tag=OuterRef("pk"),
+            content_type=ContentType.objects.get_for_model(rows.model),
+            object_id__in=rows.values("pk"),
+        )
+        .order_by()
+        .values("tag")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(tagged), 0)
+
+
+def browse(request, template_name, sorts, listing, per_page, context):
+    """Validate `?sort=`, then render the requested page of `listing` in that order."""
+    sort_form = SortForm(request.GET, sorts)
+    context = {"sort_form": sort_form, **context}
+    if not sort_form.is_valid():
+        return render(request, template_name, context, status=400)
+    context["page"] = paginate(request, listing.order_by(*sort_form.ordering), per_page)
+    return render(request, template_name, context)
+
+
+@require_safe
+def paper_list(request):
+    """Every published paper, also those outside the research index, with its citing count."""
+    papers = (
+        Paper.objects.published()
+        .with_citation_counts()
+        .for_listing()
+        .prefetch_related(Prefetch("notes", queryset=ResearchNote.objects.published()))
+    )
+    return browse(
+        request, "browse/papers.html", PAPER_SORTS, papers, PAPERS_PAGE_SIZE, {"nav": "papers"}
+    )
+
+
+@require_safe
+def note_list(request):
+    """Every published research note, with the published papers it covers."""
+    notes = ResearchNote.objects.published().for_display()
+    return browse(
+        request, "browse/notes.html", NOTE_SORTS, notes, NOTES_PAGE_SIZE, {"nav": "notes"}
+    )
+
+
+@require_safe
+def tag_index(request):
+    """Every public tag with how many published papers and notes carry it."""
+    tags = public_tags().annotate(
+        paper_count=tagged_count(Paper.objects.published()),
+        note_count=tagged_count(ResearchNote.objects.published()),
+        item_count=F("paper_count") + F("note_count"),
+    )
+    return browse(request, "browse/tags.html", TAG_SORTS, tags, TAGS_PAGE_SIZE, {"nav": "tags"})
