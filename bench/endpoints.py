@@ -121,6 +121,9 @@ PAGES = [
     ),
     Endpoint("evidence:diagnose-plan-markdown", "/diagnose/plan.md?signal={signal}"),
     Endpoint("tag-detail", "/tags/{tag}/"),
+    *variants("paper-list", "/papers/", "sort=title", "sort=cited"),
+    *variants("note-list", "/notes/", "sort=title"),
+    *variants("tag-index", "/tags/", "sort=items"),
     Endpoint("feed-latest", "/feeds/latest.atom"),
     Endpoint("sitemap", "/sitemap.xml"),
     *(
