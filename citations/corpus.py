@@ -37,10 +37,12 @@ from .models import (
     Author,
     Authorship,
     Citation,
+    CitationCount,
     CitationPolarity,
     CitationRole,
     CitationSource,
     Paper,
+    recount_citations,
 )
 
 PREFIX_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -254,6 +256,10 @@ class CorpusGenerator:
                 pattern,
             ),
             (
+                f"DELETE FROM {CitationCount._meta.db_table} WHERE paper_id IN ({paper_ids})",
+                pattern,
+            ),
+            (
                 f"DELETE FROM {Citation._meta.db_table} WHERE citing_paper_id IN ({paper_ids}) "
                 f"OR cited_paper_id IN ({paper_ids})",
                 pattern * 2,
@@ -281,13 +287,16 @@ class CorpusGenerator:
             self.write_tags(papers, paper_ids, tag_ids)
             self.write_layers(papers, paper_ids, layer_ids)
             self.write_citations(papers, paper_ids, edges, representative, role_ids, polarity_ids)
+            recount_citations(paper_ids)  # the stored counts (citations/counts.py)
+            self.progress("counted the citing papers of each paper")
             self.progress("committing (the database checks the deferred foreign keys now)")
         self.progress("committed")
         if self.postgres:
             # Fresh statistics for the planner; VACUUM also sets the visibility map that
             # index-only scans need (it cannot run inside a transaction, e.g. in tests).
             command = "ANALYZE" if connection.in_atomic_block else "VACUUM ANALYZE"
-            tables = [Paper, Citation, Authorship, Author, TaggedItem, Paper.layers.through]
+            tables = [Paper, Citation, CitationCount, Authorship, Author, TaggedItem]
+            tables.append(Paper.layers.through)
             with connection.cursor() as cursor:
                 for model in tables:
                     cursor.execute(f"{command} {model._meta.db_table}")

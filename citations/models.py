@@ -1,8 +1,7 @@
 from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
 from django.db import connection, models
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q
 from django.urls import reverse
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
@@ -83,25 +82,29 @@ class PaperQuerySet(PublishableQuerySet):
             Prefetch("authorships", queryset=Authorship.objects.select_related("author"))
         )
 
-    def with_citation_counts(self, roles=(), polarities=()):
-        """Annotate counts of public citing edges: `cited_by_count`, and one
-        `cited_by_role_<pk>` / `cited_by_polarity_<pk>` per given role and polarity."""
+    def publish(self):
+        return self._recounting(super().publish)
 
-        def count(**lookups):
-            edges = (
-                Citation.objects.public()
-                .filter(cited_paper=OuterRef("pk"), **lookups)
-                .order_by()
-                .values("cited_paper")
-                .annotate(n=Count("pk"))
-                .values("n")
+    def unpublish(self):
+        return self._recounting(super().unpublish)
+
+    def _recounting(self, change):
+        """A bulk publication change moves the stored counts of the papers these cite."""
+        cited = set(
+            Citation.objects.filter(citing_paper__in=self.values("pk")).values_list(
+                "cited_paper", flat=True
             )
-            return Coalesce(Subquery(edges), 0)
+        )
+        changed = change()
+        recount_citations(cited)
+        return changed
 
-        annotations = {"cited_by_count": count()}
-        annotations.update({f"cited_by_role_{role.pk}": count(role=role.pk) for role in roles})
-        annotations.update({f"cited_by_polarity_{p.pk}": count(polarity=p.pk) for p in polarities})
-        return self.annotate(**annotations)
+    def with_stored_counts(self):
+        """Each paper's stored citing counts (citations/counts.py): `citation_count` joined
+        and `cited_by_count` annotated, sortable through the index citation_count_total."""
+        return self.select_related("citation_count").annotate(
+            cited_by_count=F("citation_count__total")
+        )
 
     def for_listing(self):
         """Authors, tags and published layers prefetched, for lists of paper cards."""
@@ -198,6 +201,16 @@ class Paper(Publishable):
 
     def __str__(self):
         return self.title
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        paper = super().from_db(db, field_names, values)
+        # Compared on save (citations/counts.py): did the publication change?
+        paper._loaded_publication = (
+            paper.__dict__.get("status"),
+            paper.__dict__.get("published_at"),
+        )
+        return paper
 
     def get_absolute_url(self):
         return reverse("citations:paper-detail", kwargs={"slug": self.slug})
@@ -433,6 +446,18 @@ class CitationQuerySet(PublishableQuerySet):
             published_q(now=now), published_q("cited_paper__", now), cited_paper=paper
         ).exclude(citing_paper__in=Paper.objects.hidden_pks(now))
 
+    def publish(self):
+        return self._recounting(super().publish)
+
+    def unpublish(self):
+        return self._recounting(super().unpublish)
+
+    def _recounting(self, change):
+        cited = set(self.values_list("cited_paper", flat=True))
+        changed = change()
+        recount_citations(cited)
+        return changed
+
     def visible_to(self, user):
         """Every edge for editors who may view citations and papers; public edges for others."""
         if user.is_authenticated and user.has_perms(
@@ -532,8 +557,16 @@ class Citation(Publishable):
             message = f"“{self.citing_paper.slug}” already cites “{self.cited_paper.slug}”."
             raise ValidationError({"cited_paper": message}, code="duplicate_edge")
 
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        edge = super().from_db(db, field_names, values)
+        # Recounted on save with the new one (citations/counts.py), if the edge moved.
+        edge._loaded_cited_paper_id = edge.__dict__.get("cited_paper_id")
+        return edge
+
 
 # Identifiers, old slugs and pending edges beside the paper's own fields (citations/identity.py).
+from .counts import CitationCount, recount_citations  # noqa: E402, F401
 from .identity import (  # noqa: E402, F401
     PaperIdentifier,
     PaperMerge,

@@ -6,7 +6,15 @@ from rest_framework.exceptions import ValidationError
 from taggit.models import Tag
 
 from bottlenecks.models import Layer
-from citations.models import Author, Authorship, Citation, CitationPolarity, CitationRole, Paper
+from citations.models import (
+    Author,
+    Authorship,
+    Citation,
+    CitationCount,
+    CitationPolarity,
+    CitationRole,
+    Paper,
+)
 from rlscaling.api.concurrency import PUBLISHING_FIELDS, VersionedModelSerializer
 from rlscaling.api.fields import (
     ApiUrlField,
@@ -79,12 +87,12 @@ class PaperSerializer(VersionedModelSerializer):
     @extend_schema_field(CitingCountsSerializer)
     def get_citing_counts(self, paper):
         roles, polarities = self.context["vocabulary"]
+        # The stored counts (citations/counts.py); a paper just created has none yet.
+        counts = getattr(paper, "citation_count", None) or CitationCount(paper=paper)
         return {
-            "total": paper.cited_by_count,
-            "by_role": {role.slug: getattr(paper, f"cited_by_role_{role.pk}") for role in roles},
-            "by_polarity": {
-                p.slug: getattr(paper, f"cited_by_polarity_{p.pk}") for p in polarities
-            },
+            "total": counts.total,
+            "by_role": {role.slug: counts.by_role.get(str(role.pk), 0) for role in roles},
+            "by_polarity": {p.slug: counts.by_polarity.get(str(p.pk), 0) for p in polarities},
         }
 
     def _unique(self, field, value, label):

@@ -60,10 +60,9 @@ class PaperViewSet(PublishableViewSet):
         return {**super().get_serializer_context(), "vocabulary": self.vocabulary}
 
     def decorate(self, queryset):
-        roles, polarities = self.vocabulary
         return (
             queryset.for_listing()
-            .with_citation_counts(roles, polarities)
+            .with_stored_counts()
             # Undated papers sort as the oldest, so the cursor has a value to compare.
             .annotate(publication_sort_date=Coalesce("publication_date", Value(datetime.date.min)))
         )

@@ -6,7 +6,14 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from citations.identity import PaperIdentifier, PaperSlugAlias, PendingCitation
-from citations.models import Author, Authorship, Citation, CitationRole, Paper
+from citations.models import (
+    Author,
+    Authorship,
+    Citation,
+    CitationRole,
+    Paper,
+    recount_citations,
+)
 from rlscaling.caching import bump_generation
 from rlscaling.publishing import Status
 
@@ -62,6 +69,10 @@ def apply_plan(plan):
             )
         elif edge.action == "pending":
             add_pending(edge.owner.paper, edge.reference, edge.source)
+    # bulk_create() and update() skip the signals that keep the stored counts.
+    recount_citations(
+        {edge.cited.paper.pk for edge in plan.edges if edge.action in ("create", "update")}
+    )
     resolve_pending(touched, roles, status)
     return plan.counts()
 

@@ -43,6 +43,8 @@ WITHOUT_HISTORY = {"Author", "Authorship"}
 # imports and merges themselves (a merge is undone from its log, not reverted).
 WITHOUT_HISTORY |= {"PaperIdentifier", "PaperSlugAlias", "PendingCitation", "ImportRun"}
 WITHOUT_HISTORY |= {"PaperMerge"}
+# Derived from the edges and recounted on every change (citations/counts.py), never edited.
+WITHOUT_HISTORY |= {"CitationCount"}
 
 
 def url(obj, view, *args):

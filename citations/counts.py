@@ -1,0 +1,109 @@
+"""Stored counts of each paper's public citing edges (issue 15).
+
+Counting a hub's edges on every request cost seconds at 1M citations (the API's paper list
+annotated a subquery per paper, role and polarity, and `ordering=-cited_by_count` counted every
+paper before sorting). Each paper has one CitationCount row instead, written by
+`recount_citations()`: the one function every path calls with the papers it touched. Single
+edits reach it through the signals below; bulk paths (publish()/unpublish() on querysets,
+generate_corpus, importers) call it themselves.
+
+A count covers published edges whose citing paper is published, as at the recount: a row
+scheduled for later is counted when something recounts its paper after that time
+(`manage.py recount_citations` recounts everything)."""
+
+from django.db import models
+from django.db.models import Count
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
+
+from rlscaling.publishing import published_q
+
+BATCH = 2000
+
+
+class CitationCount(models.Model):
+    paper = models.OneToOneField(
+        "citations.Paper",
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="citation_count",
+    )
+    total = models.PositiveIntegerField(default=0)
+    # {role pk: count} and {polarity pk: count}, keys as strings (JSON objects).
+    by_role = models.JSONField(default=dict)
+    by_polarity = models.JSONField(default=dict)
+
+    class Meta:
+        indexes = [
+            # `ordering=-cited_by_count` and its deep cursors: an index walk, not a sort.
+            models.Index(fields=["-total", "-paper"], name="citation_count_total"),
+        ]
+
+    def __str__(self):
+        return f"{self.paper_id}: {self.total}"
+
+
+def recount_citations(paper_ids=None, apps=None):
+    """Recount the stored citing counts of the given papers (all papers when None). `apps`:
+    a migration's app registry, when called from one."""
+    if apps is None:
+        from .models import Citation, Paper
+
+        count_model = CitationCount
+    else:
+        Citation, Paper = apps.get_model("citations.Citation"), apps.get_model("citations.Paper")
+        count_model = apps.get_model("citations.CitationCount")
+    papers = Paper.objects.order_by("pk").values_list("pk", flat=True)
+    if paper_ids is not None:
+        papers = papers.filter(pk__in={pk for pk in paper_ids if pk is not None})
+    ids = list(papers)
+    public = Citation.objects.filter(published_q(), published_q("citing_paper__"))
+    for start in range(0, len(ids), BATCH):
+        chunk = ids[start : start + BATCH]
+        counts = {pk: count_model(paper_id=pk, by_role={}, by_polarity={}) for pk in chunk}
+        groups = (
+            public.filter(cited_paper__in=chunk)
+            .values_list("cited_paper", "role", "polarity")
+            .annotate(n=Count("*"))
+            .order_by()
+        )
+        for cited, role, polarity, n in groups:
+            count = counts[cited]
+            count.total += n
+            for bucket, key in ((count.by_role, role), (count.by_polarity, polarity)):
+                if key is not None:
+                    bucket[str(key)] = bucket.get(str(key), 0) + n
+        count_model.objects.bulk_create(
+            counts.values(),
+            update_conflicts=True,
+            unique_fields=["paper"],
+            update_fields=["total", "by_role", "by_polarity"],
+        )
+    return len(ids)
+
+
+def _counted_papers_of(paper):
+    return set(paper.citations_made.values_list("cited_paper", flat=True))
+
+
+@receiver(post_save, sender="citations.Citation")
+def citation_saved(sender, instance, **kwargs):
+    recount_citations({instance.cited_paper_id, getattr(instance, "_loaded_cited_paper_id", None)})
+    instance._loaded_cited_paper_id = instance.cited_paper_id
+
+
+@receiver(post_delete, sender="citations.Citation")
+def citation_deleted(sender, instance, **kwargs):
+    recount_citations({instance.cited_paper_id})
+
+
+@receiver(post_save, sender="citations.Paper")
+def paper_saved(sender, instance, created, **kwargs):
+    """A new paper gets its (zero) row; a paper whose publication changed moves the counts of
+    the papers it cites."""
+    publication = (instance.status, instance.published_at)
+    if created:
+        recount_citations({instance.pk})
+    elif publication != getattr(instance, "_loaded_publication", publication):
+        recount_citations(_counted_papers_of(instance))
+    instance._loaded_publication = publication
