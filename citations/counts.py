@@ -15,6 +15,7 @@ from django.db import models
 from django.db.models import Count
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
+from django.utils import timezone
 
 from rlscaling.publishing import published_q
 
@@ -32,6 +33,9 @@ class CitationCount(models.Model):
     # {role pk: count} and {polarity pk: count}, keys as strings (JSON objects).
     by_role = models.JSONField(default=dict)
     by_polarity = models.JSONField(default=dict)
+    # When the paper's citing edges last changed (the last recount): the API detail's
+    # Last-Modified, instead of a MAX(updated_at) over every edge of a hub.
+    edges_changed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [
@@ -58,9 +62,13 @@ def recount_citations(paper_ids=None, apps=None):
         papers = papers.filter(pk__in={pk for pk in paper_ids if pk is not None})
     ids = list(papers)
     public = Citation.objects.filter(published_q(), published_q("citing_paper__"))
+    now = timezone.now()
     for start in range(0, len(ids), BATCH):
         chunk = ids[start : start + BATCH]
-        counts = {pk: count_model(paper_id=pk, by_role={}, by_polarity={}) for pk in chunk}
+        counts = {
+            pk: count_model(paper_id=pk, by_role={}, by_polarity={}, edges_changed_at=now)
+            for pk in chunk
+        }
         groups = (
             public.filter(cited_paper__in=chunk)
             .values_list("cited_paper", "role", "polarity")
@@ -77,7 +85,7 @@ def recount_citations(paper_ids=None, apps=None):
             counts.values(),
             update_conflicts=True,
             unique_fields=["paper"],
-            update_fields=["total", "by_role", "by_polarity"],
+            update_fields=["total", "by_role", "by_polarity", "edges_changed_at"],
         )
     return len(ids)
 

@@ -95,6 +95,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # PostgreSQL: anonymous requests run under ANONYMOUS_STATEMENT_TIMEOUT_MS (below).
+    "rlscaling.statement_timeout.AnonymousStatementTimeoutMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
@@ -133,6 +135,10 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# The longest one SQL statement of an anonymous request may run on PostgreSQL before it is
+# cancelled (a 503); 0 turns it off. Editors' requests keep the server's default.
+ANONYMOUS_STATEMENT_TIMEOUT_MS = int(os.environ.get("ANONYMOUS_STATEMENT_TIMEOUT_MS", "3000"))
+
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 3
 

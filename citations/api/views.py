@@ -3,7 +3,7 @@ import functools
 
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Count, Max, OuterRef, Subquery, Value
+from django.db.models import Count, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -68,8 +68,8 @@ class PaperViewSet(PublishableViewSet):
         )
 
     def get_last_modified(self, paper):
-        latest_edge = paper.public_citations_received().aggregate(latest=Max("updated_at"))
-        return max(filter(None, [paper.updated_at, latest_edge["latest"]]))
+        counts = getattr(paper, "citation_count", None)  # recounted whenever an edge changes
+        return max(filter(None, [paper.updated_at, counts and counts.edges_changed_at]))
 
     def detail_for(self, field, value, normalise, scheme):
         """The paper answering to the identifier (normalised; 400 if malformed): by its own
