@@ -19,11 +19,11 @@ def current_timeout():
 
 
 def test_anonymous_requests_get_the_timeout_and_editors_the_default(editor_client, settings):
-    settings.ANONYMOUS_STATEMENT_TIMEOUT_MS = 1500
+    settings.ANONYMOUS_STATEMENT_TIMEOUT_MS = 20000
     setattr(connection, STATE, None)  # earlier tests' transactions rolled their SET back
     default = current_timeout()
     assert Client().get("/research/").status_code == 200
-    assert current_timeout() == "1500ms"
+    assert current_timeout() == "20s"
     assert editor_client.get("/research/").status_code == 200
     assert current_timeout() == default
 
@@ -31,7 +31,7 @@ def test_anonymous_requests_get_the_timeout_and_editors_the_default(editor_clien
 def test_a_statement_over_an_anonymous_timeout_is_cancelled(settings):
     settings.ANONYMOUS_STATEMENT_TIMEOUT_MS = 50
     setattr(connection, STATE, None)
-    assert Client().get("/research/").status_code == 200
+    assert Client().get("/healthz").status_code == 200  # no query of its own
     with (
         pytest.raises(OperationalError, match="statement timeout"),
         transaction.atomic(),
