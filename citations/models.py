@@ -179,7 +179,7 @@ class Paper(Publishable):
     )
     tags = TaggableManager(blank=True)
     # PostgreSQL: title and identifiers (A), byline, institution, authors and summary (B),
-    # abstract (C), written by a database trigger on every insert and update (migration 0005),
+    # abstract (C), written by a database trigger on every insert and update (0005, 0009),
     # so bulk paths need no code. Empty on SQLite. Reusable by a site-wide search.
     search_document = SearchVectorField(null=True, editable=False)
 

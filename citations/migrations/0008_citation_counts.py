@@ -14,7 +14,7 @@ def count_every_paper(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('citations', '0005_paper_search_document'),
+        ('citations', '0007_paper_newest_first'),
     ]
 
     operations = [

@@ -81,7 +81,7 @@ def drop(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("citations", "0006_citation_counts"),
+        ("citations", "0008_citation_counts"),
     ]
 
     operations = [migrations.RunPython(create, drop, elidable=False)]
