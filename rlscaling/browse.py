@@ -23,7 +23,7 @@ TAGS_PAGE_SIZE = 100
 PAPER_SORTS = {
     "newest": ("Newest first", NEWEST_FIRST),
     "title": ("Title (A–Z)", (Lower("title"), "id")),
-    "cited": ("Most cited", (F("cited_by_count").desc(), *NEWEST_FIRST)),
+    "cited": ("Most cited", (F("cited_by_count").desc(nulls_last=True), *NEWEST_FIRST)),
 }
 NOTE_SORTS = {
     "newest": ("Newest first", (F("published_at").desc(), F("id").desc())),
@@ -83,7 +83,7 @@ def paper_list(request):
     """Every published paper, also those outside the research index, with its citing count."""
     papers = (
         Paper.objects.published()
-        .with_citation_counts()
+        .with_stored_counts()
         .for_listing()
         .prefetch_related(Prefetch("notes", queryset=ResearchNote.objects.published()))
     )
