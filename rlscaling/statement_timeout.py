@@ -14,6 +14,8 @@ from django.dispatch import receiver
 
 STATE = "_rlscaling_statement_timeout"
 DEFAULT = "default"
+# Health checks make their own database calls and must answer for themselves while it is down.
+HEALTH_CHECKS = ("/healthz", "/readyz")
 
 
 @receiver(connection_created)
@@ -27,7 +29,7 @@ class AnonymousStatementTimeoutMiddleware:
 
     def __call__(self, request):
         timeout = settings.ANONYMOUS_STATEMENT_TIMEOUT_MS
-        if timeout and connection.vendor == "postgresql":
+        if timeout and connection.vendor == "postgresql" and request.path not in HEALTH_CHECKS:
             wanted = DEFAULT if request.user.is_authenticated else int(timeout)
             if getattr(connection, STATE, None) != wanted:
                 with connection.cursor() as cursor:
