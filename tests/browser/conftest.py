@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+from django.db import connection
 from pytest_django.live_server_helper import LiveServer
 
 from tests.helpers import free_port
@@ -22,13 +23,29 @@ def pytest_runtest_setup(item):
 
 
 @pytest.fixture(scope="session")
-def live_server(request):
+def live_server(request, django_db_setup, django_db_blocker):
     """pytest-django's live server, on 127.0.0.1 in this suite's port range (unless
-    --liveserver or DJANGO_LIVE_TEST_SERVER_ADDRESS says otherwise); stopped at the end."""
+    --liveserver or DJANGO_LIVE_TEST_SERVER_ADDRESS says otherwise); stopped at the end,
+    before the test database is dropped (its thread holds a connection to it)."""
     address = request.config.getvalue("liveserver") or os.getenv("DJANGO_LIVE_TEST_SERVER_ADDRESS")
     server = LiveServer(address or f"127.0.0.1:{free_port(range(8100, 8200))}")
     yield server
     server.stop()
+    end_leftover_sessions(django_db_blocker)
+
+
+def end_leftover_sessions(django_db_blocker):
+    """A request thread of the live server that Chromium still held open when the server
+    stopped keeps its PostgreSQL session, and the test database then cannot be dropped
+    ("being accessed by other users"). Those threads are gone with the server: end their
+    sessions so the suite tears down cleanly."""
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
 
 
 @pytest.fixture
