@@ -5,8 +5,9 @@ changelists and bulk actions at 1M rows may legitimately take longer).
 The timeout is set on the connection (`SET statement_timeout`), just before a request's first
 statement, only when it changes between an anonymous and an editor request on the same
 persistent connection, so a worker serving readers pays one extra query per connection, not per
-request, and a request that needs no database (a cached page, an outage answer) opens none. A statement cut off raises
-OperationalError, which DatabaseUnavailableMiddleware answers with a 503 and Retry-After."""
+request, and a request that needs no database (a cached page, an outage answer) opens none.
+A statement cut off raises OperationalError, which DatabaseUnavailableMiddleware answers with a
+503 and Retry-After."""
 
 from functools import partial
 
