@@ -88,7 +88,12 @@ def paper_list(request):
         .prefetch_related(Prefetch("notes", queryset=ResearchNote.objects.published()))
     )
     return browse(
-        request, "browse/papers.html", PAPER_SORTS, papers, PAPERS_PAGE_SIZE, {"nav": "papers"}
+        request,
+        "browse/papers.html",
+        PAPER_SORTS,
+        papers,
+        PAPERS_PAGE_SIZE,
+        {"nav": "papers", "pages_label": "Paper pages"},
     )
 
 
@@ -97,7 +102,12 @@ def note_list(request):
     """Every published research note, with the published papers it covers."""
     notes = ResearchNote.objects.published().for_display()
     return browse(
-        request, "browse/notes.html", NOTE_SORTS, notes, NOTES_PAGE_SIZE, {"nav": "notes"}
+        request,
+        "browse/notes.html",
+        NOTE_SORTS,
+        notes,
+        NOTES_PAGE_SIZE,
+        {"nav": "notes", "pages_label": "Research note pages"},
     )
 
 
@@ -109,4 +119,11 @@ def tag_index(request):
         note_count=tagged_count(ResearchNote.objects.published()),
         item_count=F("paper_count") + F("note_count"),
     )
-    return browse(request, "browse/tags.html", TAG_SORTS, tags, TAGS_PAGE_SIZE, {"nav": "tags"})
+    return browse(
+        request,
+        "browse/tags.html",
+        TAG_SORTS,
+        tags,
+        TAGS_PAGE_SIZE,
+        {"nav": "tags", "pages_label": "Tag pages"},
+    )
