@@ -7,6 +7,8 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
+from rlscaling.caching import reads_query
+
 from .diagnosis import STEPS, Diagnosis, DiagnosisForm
 from .evidence import Claim, EvidenceStatus
 from .models import Layer
@@ -19,6 +21,7 @@ DIAGNOSE_TEMPLATES = {
 }
 
 
+@reads_query("layer", "status")
 @require_safe
 def claim_list(request):
     """Every published claim by evidence status, optionally for one layer or one status."""
@@ -84,6 +87,7 @@ def _render_step(request, step):
     return render(request, DIAGNOSE_TEMPLATES[step], _step_context(step, form, diagnosis))
 
 
+@reads_query(DiagnosisForm)
 @require_safe
 def diagnose_signals(request):
     """Step 1, state the plateau: pick the signals observed, and optionally the setting."""
@@ -98,24 +102,28 @@ def diagnose_signals(request):
     return render(request, DIAGNOSE_TEMPLATES["diagnose"], _step_context("diagnose", form))
 
 
+@reads_query(DiagnosisForm)
 @require_safe
 def diagnose_layers(request):
     """Step 2, competing bottlenecks: layers ranked by the documented score, with reasons."""
     return _render_step(request, "diagnose-layers")
 
 
+@reads_query(DiagnosisForm)
 @require_safe
 def diagnose_tests(request):
     """Step 3, discriminating tests for the top layers, and the claims that bear on them."""
     return _render_step(request, "diagnose-tests")
 
 
+@reads_query(DiagnosisForm)
 @require_safe
 def diagnose_plan(request):
     """Step 4, one pressure at a time: the plan, printable, with its Markdown export."""
     return _render_step(request, "diagnose-plan")
 
 
+@reads_query(DiagnosisForm)
 @require_safe
 def diagnose_plan_markdown(request):
     """The plan as Markdown, to paste into a design doc."""

@@ -5,6 +5,7 @@ from django.views.decorators.http import require_safe
 
 from citations.models import Paper
 from notes.models import ResearchNote
+from rlscaling.caching import reads_query
 from rlscaling.pagination import paginate
 from rlscaling.publishing.preview import render_item
 
@@ -13,6 +14,7 @@ from .models import Analysis, Layer
 LAYER_PAGE_SIZE = 20
 
 
+@reads_query()
 @require_safe
 def index(request):
     context = {
@@ -23,6 +25,7 @@ def index(request):
     return render(request, "bottlenecks/index.html", context)
 
 
+@reads_query("page")
 @require_safe
 def layer_detail(request, slug):
     """A layer: how it fails, what to ask first, and the notes and papers that bear on it."""

@@ -7,7 +7,7 @@ from django.views.decorators.http import require_safe
 
 from bottlenecks.models import Layer
 from notes.models import GuideSection, ResearchNote
-from rlscaling.caching import cached_by_generation
+from rlscaling.caching import cached_by_generation, reads_query
 from rlscaling.pagination import paginate
 from rlscaling.publishing.preview import render_item
 
@@ -20,6 +20,7 @@ EXPLORER_PAGE_SIZE = 20
 REPRESENTATIVE_LIMIT = 24
 
 
+@reads_query("page", ResearchIndexFilter)
 @require_safe
 def research_index(request):
     """Every paper in the research index, filtered, sorted and paginated by query parameters."""
@@ -52,6 +53,7 @@ def research_index(request):
     return render(request, "citations/research_index.html", context)
 
 
+@reads_query("page", CitingPaperFilter)
 @require_safe
 def paper_detail(request, slug):
     """A paper's hub: what it is, who cites it and how, and what it cites."""
@@ -88,6 +90,7 @@ def paper_detail(request, slug):
     return render_item(request, "citations/paper_detail.html", context, paper)
 
 
+@reads_query()
 @require_safe
 def paper_bibtex(request, slug):
     """The paper as a BibTeX entry, downloaded as <slug>.bib."""

@@ -3,11 +3,13 @@
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_safe
 
+from rlscaling.caching import reads_query
 from rlscaling.publishing.preview import render_item
 
 from .models import ResearchNote
 
 
+@reads_query()
 @require_safe
 def note_detail(request, slug):
     """A note: what the paper(s) found, why it matters, the caveat, the layers it bears on."""

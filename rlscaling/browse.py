@@ -12,6 +12,7 @@ from taggit.models import TaggedItem
 from citations.models import NEWEST_FIRST, Paper
 from notes.models import ResearchNote
 
+from .caching import reads_query
 from .pagination import paginate
 from .tags import public_tags
 
@@ -78,6 +79,7 @@ def browse(request, template_name, sorts, listing, per_page, context):
     return render(request, template_name, context)
 
 
+@reads_query("page", "sort")
 @require_safe
 def paper_list(request):
     """Every published paper, also those outside the research index, with its citing count."""
@@ -97,6 +99,7 @@ def paper_list(request):
     )
 
 
+@reads_query("page", "sort")
 @require_safe
 def note_list(request):
     """Every published research note, with the published papers it covers."""
@@ -111,6 +114,7 @@ def note_list(request):
     )
 
 
+@reads_query("page", "sort")
 @require_safe
 def tag_index(request):
     """Every public tag with how many published papers and notes carry it."""

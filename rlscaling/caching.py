@@ -13,7 +13,8 @@ parameters the view reads (`query_parameters()`: a request that also carries oth
 answered by the view but not stored, so made-up parameters add no entries and never reach
 another client's links), the
 `Accept` header under /api/ (the browsable API is another representation) and the generation.
-A view whose parameters are not known is not cached when it has a query string. One client
+Pages declare their parameters with `@reads_query(...)`; a view whose parameters are not known
+is not cached when it has a query string. One client
 (`client_address()`) may add at most PAGE_CACHE_STORES_PER_MINUTE entries a minute; beyond
 that its misses are answered uncached. Redis must evict under memory pressure
 (`maxmemory` with `allkeys-lru`, see the README): entries are disposable. The generation must be
@@ -49,7 +50,6 @@ from django.http import HttpResponse
 from django.urls import Resolver404, resolve
 from django.utils.cache import get_conditional_response
 from django.utils.http import parse_http_date_safe
-from django.utils.module_loading import import_string
 
 from .client_address import client_address
 from .middleware import CACHE_ERRORS
@@ -172,35 +172,29 @@ def connect_signals():
 # -- the middleware ---------------------------------------------------------------------------
 
 
-# Query parameters of the public pages that are not API views (API views are read from their
-# filter set, search, ordering and pagination), by namespaced URL name. A view missing here is
-# cached only without a query string.
-PAGE_QUERY_PARAMETERS = {
-    "home": (),
-    "notes:note-detail": (),
-    "bottlenecks:index": (),
-    "bottlenecks:layer-detail": ("page",),
-    "tag-detail": ("page",),
-    "feed-latest": (),
-    "sitemap": (),
-    "sitemap-section": ("p",),
-    "robots-txt": (),
-    "citations:paper-bibtex": (),
-    "citations:research-index": ("page", "citations.filters.ResearchIndexFilter"),
-    "citations:paper-detail": ("page", "citations.filters.CitingPaperFilter"),
-}
+def reads_query(*sources):
+    """Declare the query parameters a public page reads, beside the view: names, Form classes
+    or FilterSet classes. The page cache keys a page on these and ignores every other parameter
+    (`utm_source`, made-up ones); a page that declares nothing is cached only without a query
+    string (tests/security/test_page_cache_keys.py checks every public URL declares)."""
+
+    def decorator(view):
+        @functools.wraps(view)
+        def declared_view(*args, **kwargs):
+            return view(*args, **kwargs)
+
+        declared_view.query_parameters = frozenset().union(*map(source_parameters, sources))
+        return declared_view
+
+    return decorator
 
 
-@functools.cache
-def page_parameters(view_name):
-    """PAGE_QUERY_PARAMETERS[view_name] with filter sets (dotted paths) expanded; None if
-    the view is not listed."""
-    if view_name not in PAGE_QUERY_PARAMETERS:
-        return None
-    names = set()
-    for entry in PAGE_QUERY_PARAMETERS[view_name]:
-        names |= filterset_parameters(import_string(entry)) if "." in entry else {entry}
-    return frozenset(names)
+def source_parameters(source):
+    if isinstance(source, str):
+        return {source}
+    if hasattr(source, "base_filters"):
+        return filterset_parameters(source)
+    return set(source.base_fields)  # a Form class
 
 
 def filterset_parameters(filterset_class):
@@ -255,7 +249,7 @@ def query_parameters(request):
     if view_class is not None:
         actions = getattr(match.func, "actions", None)
         return api_view_parameters(view_class, tuple(sorted((actions or {}).items())) or None)
-    return page_parameters(match.view_name)
+    return getattr(match.func, "query_parameters", None)
 
 
 def normalise_query(request):

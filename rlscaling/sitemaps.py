@@ -14,6 +14,7 @@ from bottlenecks.models import Layer
 from citations.models import Paper
 from notes.models import ResearchNote
 
+from .caching import reads_query
 from .tags import public_tags
 
 
@@ -105,6 +106,7 @@ SITEMAPS = {
 }
 
 
+@reads_query()
 @require_safe
 @x_robots_tag
 def sitemap_index(request):

@@ -4,6 +4,7 @@ from django.contrib.sitemaps import views as sitemaps_views
 from django.urls import include, path
 
 from . import browse, health, views
+from .caching import reads_query
 from .feeds import LatestFeed
 from .login import BoundedAdminAuthenticationForm
 from .sitemaps import SITEMAPS, sitemap_index
@@ -21,12 +22,12 @@ urlpatterns = [
     path("notes/", browse.note_list, name="note-list"),
     path("tags/", browse.tag_index, name="tag-index"),
     path("tags/<slug:slug>/", views.tag_detail, name="tag-detail"),
-    path("feeds/latest.atom", LatestFeed(), name="feed-latest"),
+    path("feeds/latest.atom", reads_query()(LatestFeed()), name="feed-latest"),
     # An index of per-section sitemaps, so a large corpus pages past the 50,000-URL limit.
     path("sitemap.xml", sitemap_index, name="sitemap"),
     path(
         "sitemap-<section>.xml",
-        sitemaps_views.sitemap,
+        reads_query("p")(sitemaps_views.sitemap),
         {"sitemaps": SITEMAPS},
         name="sitemap-section",
     ),

@@ -11,6 +11,7 @@ from bottlenecks.models import Analysis, Claim, Dimension, Layer, LoopStage
 from citations.models import Paper
 from notes.models import CommunityPost, GuideSection, Question, ResearchNote
 
+from .caching import reads_query
 from .pagination import paginate
 from .tags import public_tags
 
@@ -34,6 +35,7 @@ GUIDE_SECTIONS = {
 }
 
 
+@reads_query()
 @require_safe
 def home(request):
     """The field guide: the editor-written sections of seed 001, in their editors' order."""
@@ -78,6 +80,7 @@ def guide_sections(sections, context):
     return blocks
 
 
+@reads_query("page")
 @require_safe
 def tag_detail(request, slug):
     """Published papers and notes with one tag; a tag none of them carries is a 404."""
@@ -88,6 +91,7 @@ def tag_detail(request, slug):
     return render(request, "tag_detail.html", {"tag": tag, "notes": notes, "page": page})
 
 
+@reads_query()
 @require_safe
 def robots_txt(request):
     lines = [
