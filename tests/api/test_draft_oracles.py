@@ -6,6 +6,7 @@ from rest_framework.test import APIClient
 
 from tests.factories import (
     CitationFactory,
+    ClaimFactory,
     LayerFactory,
     PaperFactory,
     ResearchNoteFactory,
@@ -26,6 +27,8 @@ REFERENCE_FILTERS = [
     ("/api/v1/papers/", "layer"),
     ("/api/v1/citations/", "citing"),
     ("/api/v1/citations/", "cited"),
+    ("/api/v1/claims/", "layer"),
+    ("/api/v1/claims/", "paper"),
 ]
 
 
@@ -41,6 +44,9 @@ def drafts():
     note.layers.add(layer)
     CitationFactory(citing_paper=paper, cited_paper=public)
     CitationFactory(citing_paper=public, cited_paper=paper)
+    claim = ClaimFactory()
+    claim.papers.add(paper)
+    claim.layers.add(layer)
 
 
 def shape(response):
