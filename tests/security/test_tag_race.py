@@ -1,0 +1,48 @@
+"""Two editors creating `raceN` and `RACEN` at the same moment, for real: two threads, each
+with its own database connection, post through the API behind a barrier (issue 11, point 5).
+Every answer is a 201 or a 409, never a 500, and each name ends as one tag. On SQLite the
+writers queue behind the database lock, so the race is PostgreSQL's."""
+
+import threading
+
+import pytest
+from django.db import connection
+from taggit.models import Tag
+
+from tests.helpers import token_client
+
+ROUNDS = 12
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="concurrent writers need PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_editors_creating_a_tag_in_two_cases_end_with_one_tag(editor):
+    clients = [token_client(editor), token_client(editor)]
+    for round_number in range(ROUNDS):
+        names = [f"race{round_number}", f"RACE{round_number}"]
+        barrier = threading.Barrier(len(names))
+        answers = {}
+
+        def post(client, name):
+            try:
+                barrier.wait()
+                answers[name] = client.post(
+                    "/api/v1/papers/", {"title": f"Paper {name}", "tags": [name]}, format="json"
+                )
+            finally:
+                connection.close()
+
+        threads = [
+            threading.Thread(target=post, args=pair) for pair in zip(clients, names, strict=True)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(30)
+        statuses = sorted(answer.status_code for answer in answers.values())
+        assert len(statuses) == 2
+        assert set(statuses) <= {201, 409}, [answer.content for answer in answers.values()]
+        assert Tag.objects.filter(name__iexact=names[0]).count() == 1
+        for answer in answers.values():
+            if answer.status_code == 201:
+                assert [tag.lower() for tag in answer.json()["tags"]] == [names[0]]
