@@ -377,7 +377,11 @@ class PageCacheMiddleware:
             key = cache_key(request, current_generation(), query)
             entry = cache.get(key)
         except CACHE_ERRORS:
-            logger.warning("Page cache unreachable; serving %s uncached", request.path)
+            logger.warning(
+                "Page cache unreachable; serving %s uncached",
+                request.path,
+                extra={"request": request},
+            )
             return self.get_response(request)
         if entry is not None and api_throttles_allow(request):
             return thaw(request, entry)
@@ -387,7 +391,11 @@ class PageCacheMiddleware:
                 if is_normal_query(request, query) and may_store(request):
                     cache.set(key, freeze(response), page_cache_seconds())
             except CACHE_ERRORS:
-                logger.warning("Page cache unreachable; %s not stored", request.path)
+                logger.warning(
+                    "Page cache unreachable; %s not stored",
+                    request.path,
+                    extra={"request": request},
+                )
         return response
 
 

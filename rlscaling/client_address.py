@@ -10,6 +10,8 @@ client and is not believed. Too few addresses in the header means the request di
 through the proxies, so the peer address is used.
 """
 
+import logging
+
 from django.conf import settings
 
 
@@ -34,3 +36,13 @@ def client_address(request):
 def axes_client_address(request):
     """django-axes' AXES_CLIENT_IP_CALLABLE."""
     return client_address(request)
+
+
+class ClientAddressFilter(logging.Filter):
+    """Gives every log record a `client`: the address of the request it is about, by the rule
+    above (a made-up X-Forwarded-For never reaches the logs), or "-" when it has none."""
+
+    def filter(self, record):
+        request = getattr(record, "request", None)
+        record.client = client_address(request) if hasattr(request, "META") else "-"
+        return True

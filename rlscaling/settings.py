@@ -316,15 +316,20 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "plain": {"format": "{levelname} {name}: {message}", "style": "{"},
+        "plain": {"format": "{levelname} {name} client={client}: {message}", "style": "{"},
         "django.server": {
             "()": "django.utils.log.ServerFormatter",
             "format": "[{server_time}] {message}",
             "style": "{",
         },
     },
+    "filters": {"client_address": {"()": "rlscaling.client_address.ClientAddressFilter"}},
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["client_address"],
+        },
         "django.server": {"class": "logging.StreamHandler", "formatter": "django.server"},
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},

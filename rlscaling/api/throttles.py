@@ -25,7 +25,11 @@ class ResilientThrottleMixin:
         try:
             return super().allow_request(request, view)
         except CACHE_ERRORS:
-            logger.warning("Throttle cache unreachable; counting %s in local memory", self.scope)
+            logger.warning(
+                "Throttle cache unreachable; counting %s in local memory",
+                self.scope,
+                extra={"request": request},
+            )
             self.cache = caches["local"]
             return super().allow_request(request, view)
 

@@ -1,6 +1,8 @@
 """One client-address rule for throttles, axes and the page cache (issue 11, point 4):
 X-Forwarded-For is believed only as far as TRUSTED_PROXY_COUNT says."""
 
+import logging
+
 import pytest
 from django.test import RequestFactory
 from rest_framework.test import APIClient
@@ -62,3 +64,30 @@ def test_axes_uses_the_same_rule(settings):
     assert get_client_ip_address(request) == "10.0.0.9"
     settings.TRUSTED_PROXY_COUNT = 1
     assert get_client_ip_address(request) == "6.6.6.6"
+
+
+def console_line(record):
+    """The line the configured console handler writes for `record` (settings.LOGGING)."""
+    handler = next(h for h in logging.getLogger().handlers if h.get_name() == "console")
+    assert handler.filter(record)
+    return handler.format(record)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("proxies", "logged"), [(0, "10.0.0.9"), (1, "203.0.113.7")])
+def test_log_lines_name_the_client_by_the_same_rule(settings, caplog, proxies, logged):
+    settings.TRUSTED_PROXY_COUNT = proxies
+    with caplog.at_level(logging.WARNING, logger="django.request"):
+        response = APIClient(
+            REMOTE_ADDR="10.0.0.9", HTTP_X_FORWARDED_FOR="6.6.6.6, 203.0.113.7"
+        ).get("/no-such-page/")
+    assert response.status_code == 404
+    (record,) = [r for r in caplog.records if r.name == "django.request"]
+    line = console_line(record)
+    assert f"client={logged}" in line
+    assert "6.6.6.6" not in line
+
+
+def test_a_log_line_without_a_request_says_so():
+    record = logging.LogRecord("rlscaling", logging.WARNING, __file__, 1, "no request", (), None)
+    assert "client=-:" in console_line(record)

@@ -14,6 +14,17 @@ from tests.helpers import token_client
 ROUNDS = 12
 
 
+def post_paper(client, name, barrier, answers):
+    """One editor's request, sent the moment the other editor's is."""
+    try:
+        barrier.wait()
+        answers[name] = client.post(
+            "/api/v1/papers/", {"title": f"Paper {name}", "tags": [name]}, format="json"
+        )
+    finally:
+        connection.close()
+
+
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="concurrent writers need PostgreSQL")
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_editors_creating_a_tag_in_two_cases_end_with_one_tag(editor):
@@ -23,17 +34,9 @@ def test_concurrent_editors_creating_a_tag_in_two_cases_end_with_one_tag(editor)
         barrier = threading.Barrier(len(names))
         answers = {}
 
-        def post(client, name):
-            try:
-                barrier.wait()
-                answers[name] = client.post(
-                    "/api/v1/papers/", {"title": f"Paper {name}", "tags": [name]}, format="json"
-                )
-            finally:
-                connection.close()
-
         threads = [
-            threading.Thread(target=post, args=pair) for pair in zip(clients, names, strict=True)
+            threading.Thread(target=post_paper, args=(client, name, barrier, answers))
+            for client, name in zip(clients, names, strict=True)
         ]
         for thread in threads:
             thread.start()
