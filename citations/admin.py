@@ -83,6 +83,7 @@ class PaperAdmin(PublishableAdmin):
     fieldsets = [
         (None, {"fields": ["title", "slug", "byline", "institution", "publication_date"]}),
         ("Identifiers", {"fields": ["arxiv_id", "doi", "url"]}),
+        ("Publication", {"fields": ["publication_type", "venue", "arxiv_category"]}),
         ("Editorial", {"fields": ["summary", "abstract", "tags", "layers"]}),
         (
             "Publishing",

@@ -1,9 +1,18 @@
-"""A paper in the formats other tools read: schema.org JSON-LD (the hub page's structured data)
-and BibTeX (the .bib download)."""
+"""Papers in the formats other tools read: schema.org JSON-LD (the hub page's structured data),
+BibTeX (written by bibtexparser), CSL-JSON (Zotero, Pandoc, citeproc) and RIS (written by rispy).
+
+Every export of a paper names it by the same cite key (`cite_keys`), unique across the site, so
+files exported from different pages combine without duplicate keys."""
 
 import re
 
+import bibtexparser
+import rispy
+from bibtexparser.middlewares.names import NameParts
+from bibtexparser.model import Entry, Field
+from bibtexparser.writer import BibtexFormat
 from django.conf import settings
+from django.db.models import OuterRef, Subquery
 from django.utils.text import slugify
 
 
@@ -67,41 +76,304 @@ def bibtex_url(url):
     return "".join(BIBTEX_URL_UNSAFE.get(character, character) for character in url)
 
 
+# -- names ------------------------------------------------------------------------------------
+
+# Name suffixes BibTeX calls the "Jr" part; written after the last name ("King, Jr., Martin").
+NAME_SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
+
+
+def name_parts(name):
+    """A display name ("Martin Luther King Jr.", "Jan van der Berg") split into BibTeX's parts:
+    first names, the "von" particle (lower-case words before the last name), last name and
+    suffix. A name already written "Last, First" keeps that split; one word is a last name."""
+    name = " ".join(name.split())
+    if "," in name:
+        last, _, rest = name.partition(",")
+        rest = [part.strip() for part in rest.split(",")]
+        jr, first = (rest[0], rest[1]) if len(rest) > 1 else ("", rest[0])
+        return NameParts(first=first.split(), von=[], last=last.split(), jr=jr.split())
+    words = name.split()
+    jr = []
+    if len(words) > 2 and words[-1].lower() in NAME_SUFFIXES:
+        jr = [words.pop()]
+    if len(words) < 2:
+        return NameParts(first=[], von=[], last=words, jr=jr)
+    # BibTeX's rule: the von part runs from the first lower-case word after the first word to
+    # the last lower-case word before the last one.
+    lower = [i for i, word in enumerate(words[1:-1], start=1) if word[:1].islower()]
+    if lower:
+        start, end = lower[0], lower[-1] + 1
+        return NameParts(first=words[:start], von=words[start:end], last=words[end:], jr=jr)
+    return NameParts(first=words[:-1], von=[], last=words[-1:], jr=jr)
+
+
 def bibtex_name(name):
-    """A name in BibTeX's "Last, First" order; a one-word name stays as it is."""
-    first, _, last = name.rpartition(" ")
-    return f"{last}, {first}" if first else name
+    """A name in BibTeX's "von Last, Jr, First" order, each part escaped; the word "and" is
+    braced so that it cannot split the author list."""
+    parts = name_parts(name)
+
+    def escaped(words):
+        return [
+            ("{" + word + "}") if word.lower() == "and" else bibtex_escape(word) for word in words
+        ]
+
+    return NameParts(
+        first=escaped(parts.first),
+        von=escaped(parts.von),
+        last=escaped(parts.last),
+        jr=escaped(parts.jr),
+    ).merge_last_name_first
 
 
-def bibtex_entry(paper):
+# -- cite keys --------------------------------------------------------------------------------
+
+
+def base_cite_key(first_author, organisation, year, title):
+    """<last name of the first author (or the organisation)><year><first long title word>,
+    in ASCII lower case, e.g. khatri2025scaling."""
+    if first_author:
+        name = " ".join(name_parts(first_author).last) or first_author
+    else:
+        name = organisation or "anon"
+    name = re.sub(r"[^a-z0-9]", "", slugify(name)) or "anon"
+    words = slugify(title).split("-")
+    title_word = next((word for word in words if len(word) > 3), "paper").replace("_", "")
+    return f"{name}{year or ''}{title_word}"
+
+
+def first_author_names():
+    from .models import Authorship
+
+    authorships = Authorship.objects.order_by("position", "id")
+    return Subquery(authorships.filter(paper=OuterRef("pk")).values("author__name")[:1])
+
+
+def key_suffix(index):
+    """The suffix of the index-th paper sharing a key: none, then b, c, ..., z, 27, 28, ..."""
+    if index == 0:
+        return ""
+    return chr(ord("a") + index) if index < 26 else str(index + 1)
+
+
+def compute_cite_key_suffixes():
+    """{paper id: suffix} for every paper whose base key another paper also has. Every paper
+    counts, drafts too, so that publishing one never renames a published paper's key; within a
+    key the oldest row keeps it bare and later ones add b, c, ... in creation order."""
+    from .models import Paper
+
+    rows = Paper.objects.annotate(first_author=first_author_names()).values_list(
+        "pk", "first_author", "byline", "institution", "publication_date", "title"
+    )
+    by_key = {}
+    for pk, author, byline, institution, date, title in rows.order_by("pk"):
+        key = base_cite_key(author, byline or institution, date.year if date else "", title)
+        by_key.setdefault(key, []).append(pk)
+    suffixes = {}
+    for key, pks in by_key.items():
+        index = 0
+        for pk in pks[1:]:
+            index += 1
+            while key + key_suffix(index) in by_key:  # never another paper's bare key
+                index += 1
+            suffixes[pk] = key_suffix(index)
+    return suffixes
+
+
+def cite_key_suffixes():
+    from rlscaling.caching import cached_by_generation
+
+    return cached_by_generation("export-cite-key-suffixes", compute_cite_key_suffixes)
+
+
+def cite_key(paper, suffixes=None):
+    """The paper's cite key, the same in every export and unique across the site."""
+    names = paper.author_names
+    year = paper.publication_date.year if paper.publication_date else ""
+    base = base_cite_key(
+        names[0] if names else "", paper.byline or paper.institution, year, paper.title
+    )
+    suffixes = cite_key_suffixes() if suffixes is None else suffixes
+    return base + suffixes.get(paper.pk, "")
+
+
+# -- BibTeX -----------------------------------------------------------------------------------
+
+
+def entry_kind(paper):
+    """What the exports call the paper: "article", "conference", "report", "preprint" or
+    "misc", from its publication type, venue and identifiers. An article or conference paper
+    needs its venue (BibTeX's required journal or booktitle), a report its institution."""
+    kind = paper.publication_type
+    if kind in ("article", "conference") and paper.venue:
+        return kind
+    if kind == "report" and (paper.institution or paper.byline):
+        return "report"
+    if paper.arxiv_id and kind in ("", "preprint", "article", "conference"):
+        return "preprint"
+    if not kind and paper.institution:
+        return "report"
+    return "misc"
+
+
+BIBTEX_TYPES = {
+    "article": "article",
+    "conference": "inproceedings",
+    "report": "techreport",
+    "preprint": "misc",
+    "misc": "misc",
+}
+
+
+def bibtex_fields(paper):
+    kind = entry_kind(paper)
     names = paper.author_names
     if names:
-        author = " and ".join(bibtex_escape(bibtex_name(name)) for name in names)
-        key_name = names[0].rpartition(" ")[2]
-    else:
+        author = " and ".join(bibtex_name(name) for name in names)
+    elif paper.byline or paper.institution:
         # An organisation as author: double braces keep BibTeX from splitting the name.
         author = "{" + bibtex_escape(paper.byline or paper.institution) + "}"
-        key_name = paper.byline or paper.institution or "anon"
-    year = paper.publication_date.year if paper.publication_date else ""
-    title_word = next((w for w in slugify(paper.title).split("-") if len(w) > 3), "paper")
-    key = re.sub(r"[^a-z0-9]", "", slugify(key_name)) + str(year) + title_word
-
-    entry_type = "misc" if paper.arxiv_id or not paper.institution else "techreport"
-    fields = [
+    else:
+        author = ""
+    date = paper.publication_date
+    venue = bibtex_escape(paper.venue)
+    return [
         ("title", "{" + bibtex_escape(paper.title) + "}"),
-        ("author", author if author != "{}" else ""),
-        ("institution", bibtex_escape(paper.institution) if entry_type == "techreport" else ""),
-        ("year", str(year)),
-        ("month", paper.publication_date.strftime("%b").lower() if paper.publication_date else ""),
+        ("author", author),
+        ("journal", venue if kind == "article" else ""),
+        ("booktitle", venue if kind == "conference" else ""),
+        (
+            "institution",
+            bibtex_escape(paper.institution or paper.byline) if kind == "report" else "",
+        ),
+        ("year", str(date.year) if date else ""),
+        ("month", date.strftime("%b").lower() if date else ""),
         ("eprint", paper.arxiv_id),
         ("archivePrefix", "arXiv" if paper.arxiv_id else ""),
+        ("primaryClass", bibtex_escape(paper.arxiv_category) if paper.arxiv_id else ""),
         ("doi", bibtex_escape(paper.doi)),
         ("url", bibtex_url(paper.url or paper.arxiv_url or paper.doi_url)),
     ]
-    lines = [f"@{entry_type}{{{key},"]
-    for name, value in fields:
-        if value:
-            # `month` takes BibTeX's bare three-letter macros; everything else is braced.
-            lines.append(f"  {name} = {value}," if name == "month" else f"  {name} = {{{value}}},")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+
+
+def bibtex_entries(papers):
+    """The papers (authors prefetched) as one BibTeX file, one entry each, keys unique."""
+    suffixes = cite_key_suffixes()
+    library = bibtexparser.Library()
+    for paper in papers:
+        fields = []
+        for name, value in bibtex_fields(paper):
+            if value:
+                # `month` takes BibTeX's bare three-letter macros; everything else is braced.
+                fields.append(Field(name, value if name == "month" else "{" + value + "}"))
+        kind = BIBTEX_TYPES[entry_kind(paper)]
+        library.add(Entry(kind, cite_key(paper, suffixes), fields))
+    layout = BibtexFormat()
+    layout.indent, layout.trailing_comma, layout.block_separator = "  ", True, "\n"
+    return bibtexparser.write_string(library, unparse_stack=[], bibtex_format=layout)
+
+
+def bibtex_entry(paper):
+    return bibtex_entries([paper])
+
+
+# -- CSL-JSON ---------------------------------------------------------------------------------
+
+CSL_TYPES = {
+    "article": "article-journal",
+    "conference": "paper-conference",
+    "report": "report",
+    "preprint": "article",  # CSL's type for preprints and working papers
+    "misc": "article",
+}
+
+
+def csl_name(name):
+    parts = name_parts(name)
+    if not parts.first and not parts.von and not parts.jr:
+        return {"literal": " ".join(parts.last)}
+    person = {"family": " ".join(parts.last), "given": " ".join(parts.first)}
+    if parts.von:
+        person["non-dropping-particle"] = " ".join(parts.von)
+    if parts.jr:
+        person["suffix"] = " ".join(parts.jr)
+    return person
+
+
+def csl_item(paper, suffixes=None):
+    """The paper as a CSL-JSON item (CSL 1.0.2 types and variables)."""
+    kind = entry_kind(paper)
+    names = paper.author_names
+    authors = [csl_name(name) for name in names]
+    if not authors and (paper.byline or paper.institution):
+        authors = [{"literal": paper.byline or paper.institution}]
+    date = paper.publication_date
+    item = {
+        "id": cite_key(paper, suffixes),
+        "type": CSL_TYPES[kind],
+        "title": paper.title,
+        "author": authors,
+        "issued": {"date-parts": [[date.year, date.month, date.day]]} if date else None,
+        "container-title": paper.venue if kind in ("article", "conference") else "",
+        "publisher": (paper.institution or paper.byline) if kind == "report" else "",
+        "DOI": paper.doi,
+        "URL": paper.url or paper.arxiv_url or paper.doi_url,
+        "number": f"arXiv:{paper.arxiv_id}" if kind == "preprint" else "",
+        "archive": "arXiv" if paper.arxiv_id else "",
+        "archive_location": paper.arxiv_id,
+        "abstract": paper.abstract,
+    }
+    return {key: value for key, value in item.items() if value not in ("", [], None)}
+
+
+def csl_items(papers):
+    suffixes = cite_key_suffixes()
+    return [csl_item(paper, suffixes) for paper in papers]
+
+
+# -- RIS --------------------------------------------------------------------------------------
+
+RIS_TYPES = {
+    "article": "JOUR",
+    "conference": "CPAPER",
+    "report": "RPRT",
+    "preprint": "UNPB",
+    "misc": "GEN",
+}
+
+
+def ris_record(paper, suffixes=None):
+    kind = entry_kind(paper)
+    names = paper.author_names
+    authors = [name_parts(name).merge_last_name_first for name in names]
+    if not authors and (paper.byline or paper.institution):
+        authors = [paper.byline or paper.institution]
+    date = paper.publication_date
+    record = {
+        "type_of_reference": RIS_TYPES[kind],
+        "id": cite_key(paper, suffixes),
+        "title": paper.title,
+        "authors": authors,
+        "year": str(date.year) if date else "",
+        "date": date.strftime("%Y/%m/%d") if date else "",
+        "secondary_title": paper.venue if kind in ("article", "conference") else "",
+        "publisher": (paper.institution or paper.byline) if kind == "report" else "",
+        "doi": paper.doi,
+        "urls": [link for link in (paper.url, paper.arxiv_url, paper.doi_url) if link],
+        "abstract": " ".join(paper.abstract.split()),
+        "notes": [f"arXiv:{paper.arxiv_id}"] if paper.arxiv_id else [],
+    }
+    # RIS is line-based: a value never carries a line break into the next tag.
+    return {
+        key: (
+            [" ".join(v.split()) for v in value]
+            if isinstance(value, list)
+            else " ".join(value.split())
+        )
+        for key, value in record.items()
+        if value not in ("", [], None)
+    }
+
+
+def ris_records(papers):
+    suffixes = cite_key_suffixes()
+    return rispy.dumps([ris_record(paper, suffixes) for paper in papers])

@@ -63,6 +63,14 @@ NEWEST_FIRST = (F("publication_date").desc(nulls_last=True), F("id").desc())
 OLDEST_FIRST = (F("publication_date").asc(nulls_last=True), F("id").asc())
 
 
+class PublicationType(models.TextChoices):
+    ARTICLE = "article", "Journal article"
+    CONFERENCE = "conference", "Conference paper"
+    PREPRINT = "preprint", "Preprint"
+    REPORT = "report", "Technical report"
+    OTHER = "other", "Other (blog post, release note, ...)"
+
+
 class PaperQuerySet(PublishableQuerySet):
     def newest_first(self):
         return self.order_by(*NEWEST_FIRST)
@@ -166,6 +174,32 @@ class Paper(Publishable):
         help_text="e.g. 10.48550/arXiv.2510.13786; stored in lower case, without resolver URL.",
     )
     url = models.URLField("URL", max_length=500, blank=True)
+    # What kind of publication and where: the exports' entry types (@article, @inproceedings,
+    # CSL and RIS types) and their journal or proceedings. Database defaults too, because bulk
+    # paths (generate_corpus's COPY) write rows without naming them.
+    publication_type = models.CharField(
+        max_length=20,
+        choices=PublicationType.choices,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="Leave empty when unknown: an arXiv paper is then exported as a preprint.",
+    )
+    venue = models.CharField(
+        max_length=300,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="Journal or conference, e.g. NeurIPS 2025.",
+    )
+    arxiv_category = models.CharField(
+        "arXiv primary category",
+        max_length=40,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="e.g. cs.LG (BibTeX's primaryClass).",
+    )
     abstract = models.TextField(blank=True)
     summary = models.TextField(blank=True, help_text="Original one-paragraph editorial summary.")
     is_canonical_reference = models.BooleanField(default=False, db_index=True)

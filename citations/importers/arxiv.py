@@ -59,5 +59,9 @@ def record_from_entry(entry, number):
     if doi := _text(entry, "arxiv:doi"):
         record.add_identifier("doi", doi)
     record.venue = _text(entry, "arxiv:journal_ref")
-    record.categories = [c.get("term") for c in entry.findall("atom:category", NS)]
+    categories = [c.get("term") for c in entry.findall("atom:category", NS)]
+    primary = entry.find("arxiv:primary_category", NS)
+    if primary is not None and primary.get("term"):  # the primary category first
+        categories = [primary.get("term"), *(c for c in categories if c != primary.get("term"))]
+    record.categories = categories
     return record

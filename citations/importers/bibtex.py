@@ -47,6 +47,16 @@ def parse(text):
     return [record_from_entry(entry) for entry in library.entries]
 
 
+# BibTeX entry types that say what kind of publication a paper is (others say nothing we keep).
+BIBTEX_TYPES = {
+    "article": "article",
+    "inproceedings": "conference",
+    "conference": "conference",
+    "techreport": "report",
+    "report": "report",
+}
+
+
 def record_from_entry(entry):
     where = f"line {entry.start_line + 1} (@{entry.entry_type}{{{entry.key}}})"
     fields = {key.lower(): field.value for key, field in entry.fields_dict.items()}
@@ -58,6 +68,7 @@ def record_from_entry(entry):
         raise BadImportFile("unreadable author list", where) from None
     record.abstract = decode(fields.get("abstract", ""))
     record.venue = decode(fields.get("journal") or fields.get("booktitle") or "")
+    record.publication_type = BIBTEX_TYPES.get(entry.entry_type.lower(), "")
     record.url = fields.get("url", "").strip()
     prefix = fields.get("archiveprefix", fields.get("eprinttype", "")).lower()
     if fields.get("eprint") and (prefix == "arxiv" or not prefix):

@@ -39,6 +39,15 @@ def issued(item, where):
     return None, (numbers[0] if numbers else None)
 
 
+# CSL types that say what kind of publication a paper is ("article" is CSL's preprint).
+CSL_TYPES = {
+    "article-journal": "article",
+    "paper-conference": "conference",
+    "report": "report",
+    "article": "preprint",
+}
+
+
 def record_from_item(item, where):
     if not isinstance(item, dict) or "type" not in item:
         raise BadImportFile("not a CSL-JSON item (no type)", where)
@@ -50,6 +59,7 @@ def record_from_item(item, where):
     record.authors = [name_of(p) for p in item.get("author") or [] if isinstance(p, dict)]
     record.abstract = item.get("abstract") or ""
     record.venue = item.get("container-title") or ""
+    record.publication_type = CSL_TYPES.get(str(item.get("type")), "")
     record.url = item.get("URL") or ""
     if item.get("DOI"):
         record.add_identifier("doi", item["DOI"])

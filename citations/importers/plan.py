@@ -10,7 +10,15 @@ from citations.models import Paper
 from .records import normalised_title
 
 PLACEHOLDER_PREFIX = "arXiv:"  # the title of a paper known only by its arXiv id, until filled
-FILLABLE_FIELDS = ("abstract", "institution", "url", "publication_date")
+FILLABLE_FIELDS = (
+    "abstract",
+    "institution",
+    "url",
+    "publication_date",
+    "venue",
+    "publication_type",
+    "arxiv_category",
+)
 
 
 @dataclasses.dataclass

@@ -69,6 +69,8 @@ class PaperRecord:
     arxiv_versions: list = dataclasses.field(default_factory=list)
     url: str = ""
     venue: str = ""
+    # A Paper.publication_type ("article", "conference", "preprint", "report") or "" if unknown.
+    publication_type: str = ""
     categories: list = dataclasses.field(default_factory=list)
     references: list = dataclasses.field(default_factory=list)
     # False for papers a file names only as the other end of an edge (held as citation records).
@@ -102,6 +104,11 @@ class PaperRecord:
                 self.in_research_index = mine or theirs
             elif not mine and theirs:
                 setattr(self, field.name, theirs)
+
+    @property
+    def arxiv_category(self):
+        """The primary arXiv category (arXiv lists it first), for BibTeX's primaryClass."""
+        return self.categories[0] if self.source == "arxiv" and self.categories else ""
 
     @property
     def title_key(self):

@@ -33,6 +33,9 @@ def role_for(intents):
     return ""
 
 
+S2_TYPES = {"JournalArticle": "article", "Conference": "conference"}
+
+
 def paper_record(paper, where, in_research_index=True):
     if not isinstance(paper, dict) or not paper.get("paperId"):
         raise BadImportFile("not a Semantic Scholar paper (no paperId)", where)
@@ -47,6 +50,10 @@ def paper_record(paper, where, in_research_index=True):
     record.authors = [a.get("name") for a in paper.get("authors") or [] if a.get("name")]
     record.abstract = paper.get("abstract") or ""
     record.venue = paper.get("venue") or ""
+    types = paper.get("publicationTypes") or []
+    record.publication_type = next(
+        (S2_TYPES[t] for t in types if isinstance(t, str) and t in S2_TYPES), ""
+    )
     record.publication_date, record.year = parse_date(paper.get("publicationDate"), where)
     if record.year is None and paper.get("year"):
         record.year = int(paper["year"])

@@ -1,0 +1,152 @@
+"""BibTeX exports that other tools accept (issue 17): keys unique across the site, names in
+BibTeX's order, entry types from typed fields, arXiv's eprint fields."""
+
+import datetime
+
+import bibtexparser
+import pybtex.database
+import pytest
+from django.core.management import call_command
+
+from citations.formats import bibtex_entries, bibtex_entry, cite_key
+from citations.models import Author, Authorship, Paper
+from tests.factories import PaperFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def with_authors(paper, *names):
+    for position, name in enumerate(names):
+        author, _ = Author.objects.get_or_create(name=name)
+        Authorship.objects.create(paper=paper, author=author, position=position)
+    return Paper.objects.with_authors().get(pk=paper.pk)
+
+
+def parsed(text):
+    """The file as two independent parsers read it; both must accept every block."""
+    library = bibtexparser.parse_string(text)
+    assert not library.failed_blocks, [block.error for block in library.failed_blocks]
+    data = pybtex.database.parse_string(text, "bibtex")  # raises on a duplicate key
+    return library, data
+
+
+def test_names_with_suffix_and_particles_are_in_bibtex_order():
+    paper = with_authors(
+        PaperFactory(title="Dreams of scaling"),
+        "Martin Luther King Jr.",
+        "Jan van der Berg",
+        "Ludwig van Beethoven",
+        "Plato",
+    )
+    text = bibtex_entry(paper)
+    assert (
+        "author = {King, Jr., Martin Luther and van der Berg, Jan and van Beethoven, Ludwig"
+        " and Plato}" in text
+    )
+    _, data = parsed(text)
+    king, berg, _, plato = next(iter(data.entries.values())).persons["author"]
+    assert (king.last_names, king.lineage_names, king.first_names) == (
+        ["King"],
+        ["Jr."],
+        ["Martin"],
+    )
+    assert (berg.prelast_names, berg.last_names, berg.first_names) == (
+        ["van", "der"],
+        ["Berg"],
+        ["Jan"],
+    )
+    assert plato.last_names == ["Plato"]
+
+
+def test_an_and_inside_a_name_does_not_split_the_author_list():
+    paper = with_authors(PaperFactory(), "Ben and Jerry")
+    _, data = parsed(bibtex_entry(paper))
+    assert len(next(iter(data.entries.values())).persons["author"]) == 1
+
+
+def test_colliding_keys_get_stable_suffixes_site_wide():
+    date = datetime.date(2026, 1, 5)
+    first = PaperFactory(
+        title="Learning to scale", byline="", institution="", publication_date=date
+    )
+    second = PaperFactory(
+        title="Learning to scale again", byline="", institution="", publication_date=date
+    )
+    third = PaperFactory(title="Learning how", byline="", institution="", publication_date=date)
+    papers = Paper.objects.with_authors().filter(pk__in=[first.pk, second.pk, third.pk])
+    keys = {paper.pk: cite_key(paper) for paper in papers}
+    assert keys == {
+        first.pk: "anon2026learning",
+        second.pk: "anon2026learningb",
+        third.pk: "anon2026learningc",
+    }
+    # Exported alone, a paper keeps the key it has in the combined file.
+    assert bibtex_entry(papers.get(pk=second.pk)).startswith("@misc{anon2026learningb,")
+    library, data = parsed(bibtex_entries(papers.order_by("pk")))
+    assert [entry.key for entry in library.entries] == [keys[pk] for pk in sorted(keys)]
+    assert len(data.entries) == 3
+
+
+def test_entry_types_come_from_typed_fields():
+    article = PaperFactory(publication_type="article", venue="JMLR", arxiv_id="")
+    talk = PaperFactory(publication_type="conference", venue="NeurIPS 2025", arxiv_id="2501.00001")
+    report = PaperFactory(publication_type="report", institution="DeepMind", arxiv_id="")
+    preprint = PaperFactory(arxiv_id="2501.00002", arxiv_category="cs.LG", institution="X")
+    blog = PaperFactory(publication_type="other", institution="", arxiv_id="")
+    entries = {}
+    for paper in (article, talk, report, preprint, blog):
+        library, _ = parsed(bibtex_entry(Paper.objects.with_authors().get(pk=paper.pk)))
+        entry = library.entries[0]
+        entries[paper.pk] = (entry.entry_type, {f.key: f.value for f in entry.fields})
+    assert entries[article.pk][0] == "article"
+    assert entries[article.pk][1]["journal"] == "JMLR"
+    assert entries[talk.pk][0] == "inproceedings"
+    assert entries[talk.pk][1]["booktitle"] == "NeurIPS 2025"
+    assert entries[talk.pk][1]["eprint"] == "2501.00001"
+    assert entries[report.pk][0] == "techreport"
+    assert entries[report.pk][1]["institution"] == "DeepMind"
+    kind, fields = entries[preprint.pk]
+    assert kind == "misc"
+    assert (fields["eprint"], fields["archivePrefix"], fields["primaryClass"]) == (
+        "2501.00002",
+        "arXiv",
+        "cs.LG",
+    )
+    assert entries[blog.pk][0] == "misc"
+
+
+def test_every_demo_paper_combines_into_one_file_both_parsers_accept(demo):
+    papers = Paper.objects.published().with_authors()
+    text = bibtex_entries(papers)
+    library, data = parsed(text)
+    keys = [entry.key for entry in library.entries]
+    assert len(keys) == len(set(keys)) == papers.count() == len(data.entries)
+    # The collisions found when the issue was filed are gone.
+    assert "minimax2026minimax" in keys and "minimax2026minimaxb" in keys
+
+
+def test_a_generated_corpus_combines_into_one_file_both_parsers_accept():
+    call_command("generate_corpus", papers=2000, citations=2000, seed=3, verbosity=0)
+    papers = Paper.objects.all().with_authors()
+    library, data = parsed(bibtex_entries(papers))
+    assert len(library.entries) == len(data.entries) == papers.count() >= 2000
+
+
+def test_importers_keep_the_publication_type_venue_and_arxiv_category(db):
+    from tests.factories import CitationRoleFactory
+    from tests.helpers import IMPORT_FIXTURES
+
+    CitationRoleFactory(slug="background")
+    for name in ("papers.bib", "arxiv_query.xml"):
+        call_command("import_papers", str(IMPORT_FIXTURES / name), "--apply", verbosity=0)
+    typed = dict(
+        Paper.objects.exclude(publication_type="").values_list("title", "publication_type")
+    )
+    assert "conference" in typed.values() and "article" in typed.values()
+    assert Paper.objects.filter(venue="Proceedings of the Workshop on Scaling RL").exists()
+    assert set(
+        Paper.objects.exclude(arxiv_category="").values_list("arxiv_category", flat=True)
+    ) >= {
+        "cs.LG",
+        "cs.CL",
+    }
