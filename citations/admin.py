@@ -109,13 +109,16 @@ class CitationAdmin(PublishableAdmin):
         "cited_paper",
         "role",
         "polarity",
+        "source",
         "is_representative",
         "status",
     ]
-    list_filter = ["status", "role", "polarity", "is_representative"]
+    list_filter = ["status", "role", "polarity", "source", "is_representative"]
     search_fields = ["citing_paper__title", "cited_paper__title", "context"]
     autocomplete_fields = ["citing_paper", "cited_paper"]
     list_select_related = ["citing_paper", "cited_paper", "role", "polarity"]
+    # Recorded by Citation.record_classification() whenever the role or polarity changes.
+    readonly_fields = [*PublishableAdmin.readonly_fields, "classified_at", "classified_by"]
 
 
 class VocabularyAdmin(SimpleHistoryAdmin):

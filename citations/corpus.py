@@ -670,6 +670,7 @@ class CorpusGenerator:
         fields = [
             "citing_paper", "cited_paper", "role", "polarity", "context", "is_representative",
             "status", "published_at", "created_at", "updated_at", "version", "source",
+            "classified_at",
         ]  # fmt: skip
 
         def rows():
@@ -701,6 +702,7 @@ class CorpusGenerator:
                     self.now,
                     1,
                     CitationSource.EDITOR,
+                    self.now if role_ids[role] or polarity_ids[polarity] else None,
                 )
 
         self.write(Citation, fields, rows(), len(edges), "citations")

@@ -8,7 +8,15 @@ from django.db.models import Max, Min
 from bottlenecks.models import Layer
 from rlscaling.tags import tags_on
 
-from .models import NEWEST_FIRST, Citation, CitationPolarity, CitationRole, Paper
+from .models import (
+    NEWEST_FIRST,
+    PROVENANCE_CHOICES,
+    Citation,
+    CitationPolarity,
+    CitationRole,
+    Paper,
+    provenance_q,
+)
 
 SORT_CHOICES = [("newest", "Newest first"), ("oldest", "Oldest first"), ("relevance", "Best match")]
 
@@ -109,9 +117,16 @@ class CitingPaperFilter(django_filters.FilterSet):
         label="Citation polarity",
     )
 
+    provenance = django_filters.ChoiceFilter(
+        choices=PROVENANCE_CHOICES,
+        method="filter_provenance",
+        empty_label="Any provenance",
+        label="Classified by",
+    )
+
     class Meta:
         model = Citation
-        fields = ["role", "polarity"]
+        fields = ["role", "polarity", "provenance"]
 
     def __init__(self, *args, summary=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -126,8 +141,18 @@ class CitingPaperFilter(django_filters.FilterSet):
     def is_filtered(self):
         return self.is_bound and any(self.form.cleaned_data.get(name) for name in self.filters)
 
+    def filter_provenance(self, queryset, name, value):
+        return queryset.filter(provenance_q(value))
+
     @property
     def terms(self):
         """The role and polarity asked for (None for any), once the form is valid."""
         data = self.form.cleaned_data if self.is_bound else {}
-        return {name: data.get(name) for name in self.filters}
+        return {name: data.get(name) for name in ("role", "polarity")}
+
+    def known_count(self, summary):
+        """How many edges the explorer lists, when the summary knows (None: count them)."""
+        data = self.form.cleaned_data if self.is_bound else {}
+        if any(data.get(name) for name in self.filters if name not in self.terms):
+            return None
+        return summary.count_for(**self.terms)

@@ -1,9 +1,12 @@
+from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connection, models
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from simple_history.models import HistoricalRecords
 from taggit.managers import TaggableManager
 
@@ -518,9 +521,32 @@ class CitationQuerySet(PublishableQuerySet):
 
 
 class CitationSource(models.TextChoices):
+    """Who classified an edge (its role and polarity), and how."""
+
     EDITOR = "editor", "Editor"
+    READER_SUGGESTION = "reader_suggestion", "Editor, on reader suggestion"
+    AUTHOR = "author", "Author"
     SEMANTIC_SCHOLAR = "semantic_scholar", "Imported from Semantic Scholar"
     OPENALEX = "openalex", "Imported from OpenAlex"
+
+    @classmethod
+    def imported(cls):
+        return [cls.SEMANTIC_SCHOLAR, cls.OPENALEX]
+
+    @classmethod
+    def by_editors(cls):
+        return [cls.EDITOR, cls.READER_SUGGESTION]
+
+
+# The explorer's and the API's `provenance` filter: each source, and "imported" (any index).
+PROVENANCE_CHOICES = [*CitationSource.choices, ("imported", "Imported (any source)")]
+
+
+def provenance_q(value):
+    """Edges with this provenance (a CitationSource value or "imported")."""
+    if value == "imported":
+        return Q(source__in=CitationSource.imported())
+    return Q(source=value)
 
 
 class Citation(Publishable):
@@ -544,9 +570,32 @@ class Citation(Publishable):
     is_representative = models.BooleanField(
         default=False, help_text="Show among the hub's representative citing papers."
     )
-    # Provenance: who classified this edge (an editor, or an import from a citation index).
+    # Provenance: who classified this edge and how (an editor, the authors, an import from a
+    # citation index), when, and by which user. Set by `record_classification()` on save.
     source = models.CharField(
-        max_length=20, choices=CitationSource.choices, default=CitationSource.EDITOR
+        "provenance",
+        max_length=20,
+        choices=CitationSource.choices,
+        default=CitationSource.EDITOR,
+        help_text="Who classified it. Changing the role or polarity records “Editor” unless "
+        "you choose another provenance here.",
+    )
+    classified_at = models.DateTimeField(null=True, blank=True)
+    classified_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The editor who set the role and polarity, when an editor did.",
+    )
+    confidence = models.DecimalField(
+        max_digits=4,
+        decimal_places=3,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0), MaxValueValidator(1)],
+        help_text="The source's confidence in its classification (0 to 1), where it gives one.",
     )
     is_influential = models.BooleanField(
         null=True, blank=True, help_text="Semantic Scholar's isInfluential flag, when imported."
@@ -562,6 +611,10 @@ class Citation(Publishable):
             ),
             models.CheckConstraint(
                 condition=~Q(citing_paper=F("cited_paper")), name="citation_not_self"
+            ),
+            models.CheckConstraint(
+                condition=Q(confidence__isnull=True) | Q(confidence__gte=0, confidence__lte=1),
+                name="citation_confidence_0_to_1",
             ),
         ]
         indexes = [
@@ -596,7 +649,74 @@ class Citation(Publishable):
         edge = super().from_db(db, field_names, values)
         # Recounted on save with the new one (citations/counts.py), if the edge moved.
         edge._loaded_cited_paper_id = edge.__dict__.get("cited_paper_id")
+        # Compared on save (record_classification): did someone classify it anew?
+        edge._loaded_classification = edge._classification()
         return edge
+
+    def _classification(self):
+        names = ("role_id", "polarity_id", "source", "classified_at")
+        return tuple(self.__dict__.get(name) for name in names)
+
+    def save(self, *args, **kwargs):
+        self.record_classification()
+        super().save(*args, **kwargs)
+        self._loaded_classification = self._classification()
+
+    def classify(self, role, polarity, source=CitationSource.EDITOR, user=None, confidence=None):
+        """Set the role and polarity with their provenance; saved by the next `save()`."""
+        self.role, self.polarity = role, polarity
+        self._provenance = (source, user, confidence)
+
+    def record_classification(self):
+        """Every door (admin, inlines, API, importers, shell) that sets the role or polarity
+        records who did and when: an editor, unless the caller chose another provenance
+        (`classify()`, or a new `source`: an importer, "author"), and which user."""
+        role, polarity, source, classified_at = self._classification()
+        loaded = getattr(self, "_loaded_classification", (None, None, CitationSource.EDITOR, None))
+        provenance = getattr(self, "_provenance", None)
+        if provenance is None and (role, polarity) == loaded[:2]:
+            return
+        user, confidence = None, self.confidence
+        if provenance is not None:
+            self.source, user, confidence = provenance
+            del self._provenance
+        elif source == loaded[2]:
+            self.source = CitationSource.EDITOR  # whoever classified it before, an editor did now
+        if self.source in CitationSource.by_editors():
+            confidence = None  # an editor's reading, not a scored guess
+        self.confidence = confidence
+        if classified_at == loaded[3]:
+            self.classified_at = timezone.now()
+        if self.source in CitationSource.imported():
+            self.classified_by = None
+        else:
+            self.classified_by = user or self._acting_user()
+
+    def _acting_user(self):
+        """The user saving this edge: the admin's `_history_user`, else the request's (the
+        API's token users too: DRF sets the user on the request simple-history keeps)."""
+        user = getattr(self, "_history_user", None)
+        if user is None:
+            request = getattr(HistoricalRecords.context, "request", None)
+            user = getattr(request, "user", None)
+        return user if user is not None and user.is_authenticated else None
+
+    @property
+    def provenance_label(self):
+        """The quiet marker under a citing row: "classified by an editor on 3 Sep 2026"."""
+        when = ""
+        if self.classified_at:
+            when = f" on {date_format(timezone.localtime(self.classified_at), 'j M Y')}"
+        if self.source == CitationSource.EDITOR:
+            if self.role_id is None and self.polarity_id is None:
+                return ""
+            return f"classified by an editor{when}"
+        if self.source == CitationSource.READER_SUGGESTION:
+            return f"classified by an editor, on a reader’s suggestion{when}"
+        if self.source == CitationSource.AUTHOR:
+            return f"classified by the citing paper’s authors{when}"
+        label = self.get_source_display()
+        return label[0].lower() + label[1:]
 
 
 # Identifiers, old slugs and pending edges beside the paper's own fields (citations/identity.py).

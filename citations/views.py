@@ -85,7 +85,7 @@ def paper_detail(request, slug):
     if explorer.is_bound and not explorer.is_valid():
         return render_item(request, "citations/paper_detail.html", context, paper, status=400)
     context["explorer_page"] = paginate(
-        request, explorer.qs, EXPLORER_PAGE_SIZE, count=summary.count_for(**explorer.terms)
+        request, explorer.qs, EXPLORER_PAGE_SIZE, count=explorer.known_count(summary)
     )
     return render_item(request, "citations/paper_detail.html", context, paper)
 

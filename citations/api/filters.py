@@ -2,7 +2,14 @@ import django_filters
 
 from bottlenecks.models import Layer
 from citations.identifiers import normalise_arxiv_id, normalise_doi
-from citations.models import Citation, CitationPolarity, CitationRole, Paper
+from citations.models import (
+    PROVENANCE_CHOICES,
+    Citation,
+    CitationPolarity,
+    CitationRole,
+    Paper,
+    provenance_q,
+)
 from rlscaling.api.filters import (
     PublishableFilterSet,
     StrictBooleanFilter,
@@ -57,7 +64,22 @@ class PaperFilterSet(PublishableFilterSet):
         return queryset.filter(pk__in=edges.values("citing_paper"))
 
 
-class CitationFilterSet(PublishableFilterSet):
+def provenance_filter():
+    return django_filters.ChoiceFilter(
+        choices=PROVENANCE_CHOICES,
+        method="filter_provenance",
+        help_text="Who classified the edge: `editor`, `reader_suggestion` (an editor, on a "
+        "reader's suggestion), `author`, `semantic_scholar`, `openalex`, or `imported` (any "
+        "citation index).",
+    )
+
+
+class ProvenanceFilterMixin:
+    def filter_provenance(self, queryset, name, value):
+        return queryset.filter(provenance_q(value))
+
+
+class CitationFilterSet(ProvenanceFilterMixin, PublishableFilterSet):
     citing = django_filters.CharFilter(
         field_name="citing_paper__slug", help_text="Citing paper slug."
     )
@@ -65,6 +87,8 @@ class CitationFilterSet(PublishableFilterSet):
     role = slug_choice(CitationRole, help_text="Role slug.")
     polarity = slug_choice(CitationPolarity, help_text="Polarity slug.")
     is_representative = StrictBooleanFilter()
+    is_influential = StrictBooleanFilter()
+    provenance = provenance_filter()
     published_at = published_at_range()
 
     class Meta:
@@ -72,10 +96,12 @@ class CitationFilterSet(PublishableFilterSet):
         fields = []
 
 
-class HubFilterSet(django_filters.FilterSet):
+class HubFilterSet(ProvenanceFilterMixin, django_filters.FilterSet):
     role = slug_choice(CitationRole, help_text="Role slug.")
     polarity = slug_choice(CitationPolarity, help_text="Polarity slug.")
     is_representative = StrictBooleanFilter()
+    is_influential = StrictBooleanFilter()
+    provenance = provenance_filter()
 
     class Meta:
         model = Citation

@@ -13,6 +13,7 @@ from citations.models import (
     CitationCount,
     CitationPolarity,
     CitationRole,
+    CitationSource,
     Paper,
 )
 from rlscaling.api.concurrency import PUBLISHING_FIELDS, VersionedModelSerializer
@@ -202,6 +203,39 @@ def vocabulary_field(model, label):
     )
 
 
+class ProvenanceFieldsMixin(serializers.Serializer):
+    """Who classified an edge and how, read-only: setting the role or polarity records it."""
+
+    provenance = serializers.ChoiceField(
+        source="source",
+        choices=CitationSource.choices,
+        read_only=True,
+        help_text="Who classified it: editor, reader_suggestion (an editor, on a reader's "
+        "suggestion), author, or the citation index it was imported from.",
+    )
+    provenance_label = serializers.CharField(
+        read_only=True, help_text="The same in words, as the hub shows it."
+    )
+    classified_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    confidence = serializers.FloatField(
+        read_only=True,
+        allow_null=True,
+        help_text="The source's confidence in its classification (0 to 1), where it gives one.",
+    )
+    is_influential = serializers.BooleanField(
+        read_only=True, allow_null=True, help_text="Semantic Scholar's isInfluential flag."
+    )
+
+
+PROVENANCE_FIELDS = [
+    "provenance",
+    "provenance_label",
+    "classified_at",
+    "confidence",
+    "is_influential",
+]
+
+
 def paper_field(help_text):
     return SlugReferenceField(
         slug_field="slug",
@@ -211,7 +245,7 @@ def paper_field(help_text):
     )
 
 
-class CitationSerializer(VersionedModelSerializer):
+class CitationSerializer(ProvenanceFieldsMixin, VersionedModelSerializer):
     api_url = ApiUrlField("api:citation-detail", lookup_field="pk")
     citing_paper = paper_field("Slug of the paper that cites.")
     citing_title = serializers.CharField(source="citing_paper.title", read_only=True)
@@ -233,6 +267,7 @@ class CitationSerializer(VersionedModelSerializer):
             "polarity",
             "context",
             "is_representative",
+            *PROVENANCE_FIELDS,
             *PUBLISHING_FIELDS,
         ]
         # The edge constraints are checked in validate() with field-level messages.
@@ -265,7 +300,7 @@ class CitingPaperSerializer(serializers.ModelSerializer):
         fields = ["api_url", "html_url", "slug", "title", "byline", "publication_date", "arxiv_id"]
 
 
-class HubCitationSerializer(serializers.ModelSerializer):
+class HubCitationSerializer(ProvenanceFieldsMixin, serializers.ModelSerializer):
     """One edge into the hub paper, with the citing paper."""
 
     citing_paper = CitingPaperSerializer()
@@ -274,7 +309,15 @@ class HubCitationSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Citation
-        fields = ["id", "citing_paper", "role", "polarity", "context", "is_representative"]
+        fields = [
+            "id",
+            "citing_paper",
+            "role",
+            "polarity",
+            "context",
+            "is_representative",
+            *PROVENANCE_FIELDS,
+        ]
 
 
 class SummaryRowSerializer(serializers.Serializer):

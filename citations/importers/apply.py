@@ -11,6 +11,7 @@ from citations.models import (
     Authorship,
     Citation,
     CitationRole,
+    CitationSource,
     Paper,
     recount_citations,
 )
@@ -60,7 +61,7 @@ def apply_plan(plan):
         elif edge.action == "update":
             Citation.objects.filter(
                 citing_paper=edge.citing.paper, cited_paper=edge.cited.paper, role=None
-            ).exclude(source="editor").update(
+            ).filter(source__in=CitationSource.imported()).update(
                 **{
                     k: v
                     for k, v in edge_fields(edge.reference, edge.source, roles, status).items()
@@ -89,12 +90,23 @@ def apply_paper_step(step, status, merge_papers):
             add_identifier(step.paper, scheme, value)
 
 
+def edge_source(source):
+    """An edge's provenance for an import format: a citation index is named (Semantic Scholar,
+    OpenAlex); a file (BibTeX, CSL, arXiv ids) classifies nothing, so it stays an editor's."""
+    return source if source in CitationSource.imported() else CitationSource.EDITOR
+
+
 def edge_fields(reference, source, roles, status):
+    """An imported edge's fields, with its provenance: bulk_create() and update() skip the
+    model's save(), which records it for every other door."""
+    role = roles.get(reference.role)
     return {
-        "role": roles.get(reference.role),
+        "role": role,
         "context": "\n\n".join(reference.contexts),
         "is_influential": reference.is_influential,
-        "source": source if source in ("semantic_scholar", "openalex") else "editor",
+        "source": edge_source(source),
+        "classified_at": timezone.now() if role else None,
+        "classified_by": None,
         "status": status,
     }
 
@@ -208,7 +220,7 @@ def resolve_pending(papers, roles, status):
                             "role": roles.get(pending.role_slug),
                             "context": pending.context,
                             "is_influential": pending.is_influential,
-                            "source": pending.source,
+                            "source": edge_source(pending.source),
                             "status": status,
                         },
                     )

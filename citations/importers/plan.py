@@ -5,9 +5,12 @@ import dataclasses
 from django.db.models import Q
 
 from citations.identity import identifiers_of, papers_with_identifiers
-from citations.models import Paper
+from citations.models import CitationSource, Paper
 
 from .records import normalised_title
+
+# Edges an import may classify further; an editor's (or an author's) classification stays.
+IMPORTED = set(CitationSource.imported())
 
 PLACEHOLDER_PREFIX = "arXiv:"  # the title of a paper known only by its arXiv id, until filled
 FILLABLE_FIELDS = (
@@ -286,7 +289,7 @@ def plan_edges(steps):
             edges.append(EdgeStep("skip", citing, cited, reference, source, reason))
         elif citing.paper and cited.paper and (citing.paper.pk, cited.paper.pk) in existing:
             edge = existing[(citing.paper.pk, cited.paper.pk)]
-            if reference.role and edge["role"] is None and edge["source"] != "editor":
+            if reference.role and edge["role"] is None and edge["source"] in IMPORTED:
                 reason = f"classifies an unclassified imported edge ({reference.role})"
                 edges.append(EdgeStep("update", citing, cited, reference, source, reason))
             else:

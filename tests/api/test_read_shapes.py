@@ -71,7 +71,15 @@ def test_hub_call_returns_summary_and_citing_papers(anon):
     ]
     assert len(body["results"]) == 30
     first = body["results"][0]
-    assert set(first) == {"id", "citing_paper", "role", "polarity", "context", "is_representative"}
+    assert set(first) == {
+        "id",
+        "citing_paper",
+        "role",
+        "polarity",
+        "context",
+        "is_representative",
+        *("provenance", "provenance_label", "classified_at", "confidence", "is_influential"),
+    }
     assert first["citing_paper"]["slug"] == (
         "zone-of-proximal-policy-optimization-teacher-in-prompts-not-gradients"
     )
