@@ -36,7 +36,6 @@ def research_index(request):
         "nav": "research",
         "section": GuideSection.objects.filter(key="research-index").first(),
         "filterset": filterset,
-        "site_search_query": request.GET.get("q", ""),
     }
     # Counted once per content generation: a COUNT(*) over the index on every request is not.
     total = cached_by_generation("research-index:total", papers.count)

@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "bottlenecks",
     "citations",
     "notes",
+    "search",
 ]
 
 # Background tasks (large imports) are rows in the database; `manage.py db_worker` runs them.

@@ -22,6 +22,7 @@ urlpatterns = [
     path("notes/", browse.note_list, name="note-list"),
     path("tags/", browse.tag_index, name="tag-index"),
     path("tags/<slug:slug>/", views.tag_detail, name="tag-detail"),
+    path("search/", include("search.urls")),
     path("feeds/latest.atom", reads_query()(LatestFeed()), name="feed-latest"),
     # An index of per-section sitemaps, so a large corpus pages past the 50,000-URL limit.
     path("sitemap.xml", sitemap_index, name="sitemap"),

@@ -195,7 +195,13 @@ def test_choices_stay_current_after_the_filterset_class_is_inspected(client, db)
     assert titles(response) == ["On the new layer"]
 
 
-def test_the_header_search_box_is_labelled_and_targets_the_index(client, demo):
+def test_the_header_search_box_is_labelled_and_targets_the_site_search(client, demo):
     html = client.get("/").content.decode()
     assert '<label class="visually-hidden" for="site-search-q">' in html
-    assert f'action="{INDEX}" method="get"' in html
+    assert 'action="/search/" method="get"' in html
+
+
+def test_the_research_index_shows_one_search_box_its_own(client, demo):
+    html = client.get(INDEX).content.decode()
+    assert html.count('type="search"') == 1
+    assert 'id="site-search-q"' not in html

@@ -1,0 +1,427 @@
+"""One search over what the site publishes: papers, research notes, claims, layers, tags,
+community posts and the site's own pages. Each kind is a `Source`: its published rows, how
+they match a query, and how a match reads in the results (`Hit`).
+
+PostgreSQL: papers match their stored, GIN-indexed `search_document` (citations migration
+0005/0009) or a title substring (trigram GIN index, search migration 0001), ranked by
+relevance; when nothing matches, titles within a typo of the query do (pg_trgm word
+similarity, also served by the trigram index). The other kinds are small editorial tables,
+matched by full-text search over their fields computed per query plus substrings.
+Elsewhere (SQLite): every word of the query must appear in one of the fields (icontains).
+Drafts never match: every source starts from `.published()`."""
+
+import dataclasses
+import datetime
+import re
+from functools import cached_property
+
+from django.conf import settings
+from django.contrib.postgres.search import (
+    SearchQuery,
+    SearchRank,
+    SearchVector,
+    TrigramWordSimilarity,
+)
+from django.core.exceptions import ValidationError
+from django.db import connection
+from django.db.models import Case, Exists, F, IntegerField, OuterRef, Q, Value, When
+from django.db.models.functions import Length
+from django.urls import reverse
+
+from bottlenecks.evidence import Claim
+from bottlenecks.models import Analysis, Layer
+from citations.identifiers import normalise_arxiv_id, normalise_doi
+from citations.identity import Scheme, papers_with_identifiers
+from citations.models import NEWEST_FIRST, Authorship, Paper
+from notes.models import CommunityPost, ResearchNote
+from rlscaling.tags import public_tags
+
+MIN_TERM_LENGTH = 2
+MAX_TERMS = 12
+# word_similarity() above which a title counts as a near spelling of the query (pg_trgm's
+# default for the `<%` operator is 0.6; typos in short words need a little less).
+TYPO_SIMILARITY = 0.5
+
+
+def on_postgresql():
+    return connection.vendor == "postgresql"
+
+
+@dataclasses.dataclass
+class Hit:
+    """One result as the results page, the suggestions and the feed show it."""
+
+    kind: str
+    title: str
+    url: str
+    text: str = ""
+    meta: list = dataclasses.field(default_factory=list)
+    date: datetime.date | None = None
+    external: bool = False
+    item: object = None
+
+
+class Query:
+    """The reader's text, its words, and the Django search query built from it."""
+
+    def __init__(self, text):
+        self.text = " ".join((text or "").split())
+        words = re.findall(r"\w[\w.\-/]*", self.text)
+        self.terms = [word for word in words if len(word) >= MIN_TERM_LENGTH][:MAX_TERMS]
+
+    def __bool__(self):
+        return bool(self.terms)
+
+    @cached_property
+    def fulltext(self):
+        return SearchQuery(self.text, search_type="websearch", config="english")
+
+    def every_term_in(self, *fields):
+        """A Q true when each word of the query appears (any case) in one of `fields`: the
+        substring match used everywhere, and alone on SQLite."""
+        q = Q()
+        for term in self.terms:
+            q &= self.term_in(term, fields)
+        return q
+
+    @staticmethod
+    def term_in(term, fields):
+        q = Q()
+        for field in fields:
+            q |= field(term) if callable(field) else Q(**{f"{field}__icontains": term})
+        return q
+
+    def title_first(self, field):
+        """0 for a row whose `field` is the query, 1 when it contains it, 2 otherwise: exact
+        titles lead, whatever the database's own ranking."""
+        return Case(
+            When(**{f"{field}__iexact": self.text}, then=Value(0)),
+            When(**{f"{field}__icontains": self.text}, then=Value(1)),
+            default=Value(2),
+            output_field=IntegerField(),
+        )
+
+
+def paper_for_identifier(text):
+    """The published paper an arXiv id or DOI names, in any form a reader pastes (bare,
+    `arXiv:`, `doi:`, an arxiv.org or doi.org URL, with a version suffix); else None."""
+    value = (text or "").strip()
+    if not value or " " in value or len(value) > 300:
+        return None
+    value = re.sub(r"^(https?://)?(www\.|export\.)?", "", value, flags=re.IGNORECASE)
+    value = re.split(r"[?#]", value)[0].rstrip("/")
+    value = re.sub(r"^arxiv\.org/(abs|pdf|html)/", "arxiv:", value, flags=re.IGNORECASE)
+    value = re.sub(r"^(dx\.)?doi\.org/", "doi:", value, flags=re.IGNORECASE)
+    identifiers = {}
+    for scheme, normalise in ((Scheme.ARXIV, normalise_arxiv_id), (Scheme.DOI, normalise_doi)):
+        try:
+            identifiers[scheme] = normalise(value)
+        except ValidationError:
+            continue
+    if not identifiers:
+        return None
+    return papers_with_identifiers(identifiers, Paper.objects.published()).first()
+
+
+class Source:
+    """One kind of result. `key` is the `?kind=` value; subclasses say which rows are public,
+    which fields are searched, how results are ordered and how one reads."""
+
+    key = ""
+    label = ""  # plural, e.g. "Papers"
+    title_field = "title"
+    fields = ()  # searched on both databases (substrings)
+    year_lookup = None  # e.g. "publication_date__year"; None: not dated, left out by a year
+    default_order = ("-published_at", "-id")
+
+    def published(self):
+        raise NotImplementedError
+
+    def matching(self, query, year=None):
+        """The public rows matching `query` (and `year`), best first."""
+        rows = self.published()
+        if year is not None:
+            if self.year_lookup is None:
+                return rows.none()
+            rows = rows.filter(**{self.year_lookup: year})
+        return self.match(rows, query)
+
+    def match(self, rows, query):
+        if on_postgresql():
+            document = SearchVector(*self.fields, config="english")
+            rows = rows.annotate(
+                document=document, rank=SearchRank(document, query.fulltext)
+            ).filter(Q(document=query.fulltext) | query.every_term_in(*self.fields))
+            order = ("-rank", *self.default_order)
+        else:
+            rows = rows.filter(query.every_term_in(*self.fields))
+            order = self.default_order
+        return rows.annotate(title_match=query.title_first(self.title_field)).order_by(
+            "title_match", *order
+        )
+
+    def hit(self, item):
+        raise NotImplementedError
+
+    @property
+    def is_dated(self):
+        return self.year_lookup is not None
+
+
+class PaperSource(Source):
+    key = "papers"
+    label = "Papers"
+    fields = ("title", "byline", "institution", "summary", "abstract")
+    year_lookup = "publication_date__year"
+    default_order = NEWEST_FIRST
+
+    def published(self):
+        return Paper.objects.published().with_authors()
+
+    def match(self, rows, query):
+        if not on_postgresql():
+            author = lambda term: Exists(  # noqa: E731
+                Authorship.objects.filter(paper=OuterRef("pk"), author__name__icontains=term)
+            )
+            rows = rows.filter(
+                query.every_term_in(*self.fields, author) | Q(arxiv_id__iexact=query.text)
+            )
+            return rows.annotate(title_match=query.title_first("title")).order_by(
+                "title_match", *NEWEST_FIRST
+            )
+        # Both arms are served by a GIN index (search_document, title trigrams).
+        found = rows.filter(Q(search_document=query.fulltext) | Q(title__icontains=query.text))
+        found = found.annotate(
+            rank=SearchRank(F("search_document"), query.fulltext),
+            title_match=query.title_first("title"),
+        ).order_by("title_match", "-rank", *NEWEST_FIRST)
+        return found
+
+    def near_spellings(self, query, year=None):
+        """Papers whose title holds a word within a typo of the query (PostgreSQL only)."""
+        if not on_postgresql():
+            return Paper.objects.none()
+        rows = self.published()
+        if year is not None:
+            rows = rows.filter(publication_date__year=year)
+        return (
+            rows.annotate(similarity=TrigramWordSimilarity(query.text, "title"))
+            .filter(title__trigram_word_similar=query.text, similarity__gte=TYPO_SIMILARITY)
+            .order_by("-similarity", *NEWEST_FIRST)
+        )
+
+    def hit(self, paper):
+        meta = [paper.byline or ", ".join(paper.author_names[:3])]
+        if paper.arxiv_id:
+            meta.append(f"arXiv:{paper.arxiv_id}")
+        return Hit(
+            kind=self.key,
+            title=paper.title,
+            url=paper.get_absolute_url(),
+            text=paper.summary or paper.abstract,
+            meta=[part for part in meta if part],
+            date=paper.publication_date,
+            item=paper,
+        )
+
+
+class NoteSource(Source):
+    key = "notes"
+    label = "Research notes"
+    fields = ("title", "dek", "body", "why_it_matters", "caveat")
+    year_lookup = "published_at__year"
+
+    def published(self):
+        return ResearchNote.objects.published()
+
+    def hit(self, note):
+        return Hit(
+            kind=self.key,
+            title=note.title,
+            url=note.get_absolute_url(),
+            text=note.dek,
+            meta=["Research note"],
+            date=note.published_at.date() if note.published_at else None,
+            item=note,
+        )
+
+
+class ClaimSource(Source):
+    key = "claims"
+    label = "Claims"
+    title_field = "statement"
+    fields = ("statement", "figure", "unit", "model_name", "budget", "setup")
+    year_lookup = "reported_on__year"
+    default_order = ("statement", "id")
+
+    def published(self):
+        return Claim.objects.published()
+
+    def hit(self, claim):
+        return Hit(
+            kind=self.key,
+            title=claim.statement,
+            url=claim.get_absolute_url(),
+            text=claim.setup,
+            meta=[claim.get_evidence_status_display(), *claim.setting],
+            date=claim.reported_on,
+            item=claim,
+        )
+
+
+class LayerSource(Source):
+    key = "layers"
+    label = "Bottleneck layers"
+    title_field = "name"
+    fields = ("name", "description", "failure_signal", "diagnostic_question")
+    default_order = ("order", "name")
+
+    def published(self):
+        return Layer.objects.published()
+
+    def hit(self, layer):
+        return Hit(
+            kind=self.key,
+            title=layer.name,
+            url=layer.get_absolute_url(),
+            text=layer.failure_signal or layer.description,
+            meta=["Bottleneck layer"],
+            item=layer,
+        )
+
+
+class TagSource(Source):
+    key = "tags"
+    label = "Tags"
+    title_field = "name"
+    fields = ("name", "slug")
+    default_order = ("name",)
+
+    def published(self):
+        return public_tags()
+
+    def match(self, rows, query):
+        # Tag names are a word or two: substrings (and word similarity) say it all.
+        rows = rows.filter(query.every_term_in(*self.fields))
+        return rows.annotate(title_match=query.title_first("name")).order_by(
+            "title_match", Length("name"), "name"
+        )
+
+    def hit(self, tag):
+        return Hit(
+            kind=self.key,
+            title=tag.name,
+            url=reverse("tag-detail", kwargs={"slug": tag.slug}),
+            meta=["Tag"],
+            item=tag,
+        )
+
+
+class PostSource(Source):
+    key = "posts"
+    label = "Community posts"
+    fields = ("title", "author", "source", "summary")
+    year_lookup = "year"
+    default_order = ("order", "-published_at")
+
+    def published(self):
+        return CommunityPost.objects.published()
+
+    def hit(self, post):
+        return Hit(
+            kind=self.key,
+            title=post.title,
+            url=post.url,
+            text=post.summary,
+            meta=[post.author, post.source, str(post.year or "")],
+            external=True,
+            item=post,
+        )
+
+
+@dataclasses.dataclass
+class SitePage:
+    title: str
+    url_name: str
+    description: str
+    pk: str = ""
+
+
+class PageSource(Source):
+    """The site's own pages (the field guide, the index, the browse pages, the bottleneck map
+    and its analyses), so a search for a page's heading finds the page."""
+
+    key = "pages"
+    label = "Pages"
+
+    def pages(self):
+        from notes.models import GuideSection
+
+        sections = {section.key: section for section in GuideSection.objects.all()}
+
+        def heading(key, default):
+            section = sections.get(key)
+            return f"{section.eyebrow}: {section.heading}" if section else default
+
+        pages = [
+            SitePage(settings.SITE_NAME, "home", heading("intro", "A practical field guide")),
+            SitePage("Research index", "citations:research-index", heading("research-index", "")),
+            SitePage(
+                "All papers", "paper-list", "Every paper the site tracks, newest or most cited."
+            ),
+            SitePage(
+                "Research notes", "note-list", "What each paper found, why it matters, caveats."
+            ),
+            SitePage("Tags", "tag-index", "Topics across the papers and research notes."),
+            SitePage("The Bottleneck Map", "bottlenecks:index", "Where RL scaling breaks."),
+            SitePage(
+                "Claims and their evidence status",
+                "evidence:claims",
+                "Findings, the setup they hold in, and how well they stand up.",
+            ),
+            SitePage(
+                "Diagnose a plateau", "evidence:diagnose", "From failure signals to tests to run."
+            ),
+        ]
+        pages += [
+            SitePage(analysis.title, "bottlenecks:index", analysis.dek, pk=analysis.pk)
+            for analysis in Analysis.objects.published()
+        ]
+        return pages
+
+    def matching(self, query, year=None):
+        if year is not None:
+            return []
+        matches = []
+        for page in self.pages():
+            haystack = f"{page.title} {page.description}".lower()
+            if all(term.lower() in haystack for term in query.terms):
+                exact = page.title.lower() == query.text.lower()
+                in_title = query.text.lower() in page.title.lower()
+                matches.append((0 if exact else 1 if in_title else 2, page))
+        return [page for _, page in sorted(matches, key=lambda match: match[0])]
+
+    def hit(self, page):
+        return Hit(
+            kind=self.key,
+            title=page.title,
+            url=reverse(page.url_name),
+            text=page.description,
+            meta=["Page"],
+            item=page,
+        )
+
+
+SOURCES = {
+    source.key: source
+    for source in (
+        PageSource(),
+        PaperSource(),
+        NoteSource(),
+        ClaimSource(),
+        LayerSource(),
+        TagSource(),
+        PostSource(),
+    )
+}
+KIND_CHOICES = [(key, source.label) for key, source in SOURCES.items()]

@@ -1,0 +1,11 @@
+from django.urls import path
+
+from . import views
+
+app_name = "search"
+
+urlpatterns = [
+    path("", views.search, name="search"),
+    path("suggest/", views.suggest, name="suggest"),
+    path("feed.atom", views.search_feed, name="feed"),
+]

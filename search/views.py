@@ -1,0 +1,120 @@
+"""/search/: the results page (grouped by kind, or one kind paginated), the suggestions the
+header box shows as a reader types, and the results' Atom feed."""
+
+import dataclasses
+
+from django.http import JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_safe
+
+from rlscaling.caching import reads_query
+from rlscaling.pagination import paginate
+from rlscaling.tags import public_tags
+
+from .engine import SOURCES, Query, paper_for_identifier
+from .feeds import SearchFeed
+from .forms import SearchForm
+
+GROUP_SIZE = 5
+PAGE_SIZE = 20
+SUGGESTION_LIMITS = {"papers": 5, "notes": 2, "layers": 2, "tags": 2, "pages": 2}
+MIN_SUGGEST_LENGTH = 2
+
+
+@dataclasses.dataclass
+class Group:
+    source: object
+    count: int
+    hits: list
+    near_spellings: bool = False
+
+
+def hits_for(source, query, year, limit=None):
+    """(count, hits) of `source` for the query; papers fall back to close spellings."""
+    rows = source.matching(query, year)
+    count = len(rows) if isinstance(rows, list) else rows.count()
+    near = False
+    if not count and source.key == "papers":
+        rows = source.near_spellings(query, year)
+        count = rows.count()
+        near = bool(count)
+    if limit is not None:
+        rows = rows[:limit]
+    return count, rows, near
+
+
+@require_safe
+@reads_query("page", SearchForm)
+def search(request):
+    form = SearchForm(request.GET)
+    context = {"form": form, "nav": "search"}
+    if not form.is_valid():
+        return render(request, "search/results.html", context, status=400)
+    text = form.cleaned_data["q"]
+    paper = paper_for_identifier(text)
+    if paper is not None:
+        return redirect(paper)
+    query = Query(text)
+    kind = form.cleaned_data["kind"]
+    year = form.cleaned_data["year"]
+    context.update(query=query, kind=kind, year=year)
+    if not query:
+        return render(request, "search/results.html", context)
+    if kind:
+        source = SOURCES[kind]
+        count, rows, near = hits_for(source, query, year)
+        page = paginate(request, rows, PAGE_SIZE)
+        page.object_list = [source.hit(item) for item in page.object_list]
+        context["page"] = page
+        context["groups"] = [Group(source, count, page.object_list, near)]
+    else:
+        groups = []
+        for source in SOURCES.values():
+            count, rows, near = hits_for(source, query, year, GROUP_SIZE)
+            if count:
+                groups.append(Group(source, count, [source.hit(item) for item in rows], near))
+        context["groups"] = groups
+    context["total"] = sum(group.count for group in context["groups"])
+    if not context["total"]:
+        context["suggested_tags"] = public_tags().order_by("name")[:12]
+    return render(request, "search/results.html", context)
+
+
+@require_safe
+@reads_query("q")
+def suggest(request):
+    """Up to a dozen titles matching what the reader has typed so far (two characters or
+    more), as JSON for the header box's list of suggestions (static/js/search.js)."""
+    text = " ".join(request.GET.get("q", "").split())[:200]
+    suggestions = []
+    paper = paper_for_identifier(text)
+    if paper is not None:
+        suggestions.append(suggestion(SOURCES["papers"].hit(paper)))
+    elif len(text) >= MIN_SUGGEST_LENGTH:
+        query = Query(text)
+        for key, limit in SUGGESTION_LIMITS.items():
+            source = SOURCES[key]
+            if query:
+                rows = source.matching(query)
+                suggestions += [suggestion(source.hit(item)) for item in rows[:limit]]
+    response = JsonResponse({"query": text, "suggestions": suggestions})
+    response["Cache-Control"] = "public, max-age=60"
+    return response
+
+
+def suggestion(hit):
+    return {
+        "title": hit.title,
+        "url": hit.url,
+        "kind": SOURCES[hit.kind].label,
+    }
+
+
+@require_safe
+@reads_query(SearchForm)
+def search_feed(request):
+    """The Atom feed of a search: its dated results (papers, notes), newest first."""
+    form = SearchForm(request.GET)
+    if not form.is_valid():
+        return render(request, "search/results.html", {"form": form, "nav": "search"}, status=400)
+    return SearchFeed()(request)
