@@ -23,7 +23,7 @@ def date_existing_classifications(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("citations", "0009_search_document_set_based"),
+        ("citations", "0010_paper_publication_type_venue_category"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
