@@ -10,11 +10,12 @@ import bibtexparser
 import pytest
 from django.test import Client
 
+from citations.formats import csl_items, ris_records
 from citations.importers import make_plan, parse
 from citations.models import Paper
 from notes.models import ResearchNote
 from tests.factories import CitationRoleFactory, PaperFactory, ResearchNoteFactory
-from tests.helpers import token_client
+from tests.helpers import admin_form_data, token_client
 
 pytestmark = pytest.mark.django_db
 
@@ -54,6 +55,8 @@ def assert_outputs_valid(paper=None, note=None):
         api = client.get(f"/api/v1/papers/{paper.slug}/")
         assert api.status_code == 200
         json.loads(api.content)
+        json.loads(json.dumps(csl_items([paper])))
+        assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", ris_records([paper]))
     if note is not None:
         assert client.get(note.get_absolute_url()).status_code == 200
         assert client.get(f"/api/v1/notes/{note.slug}/").status_code == 200
@@ -77,6 +80,26 @@ def fitted(model, fields, value):
     """The value cut to each field's length: PostgreSQL refuses longer ones before any code of
     ours runs (SQLite would store them), and the admin and the API refuse them with a 400."""
     return {field: value[: model._meta.get_field(field).max_length] for field in fields}
+
+
+@pytest.mark.parametrize("kind", list(HOSTILE))
+@pytest.mark.parametrize("field", NOTE_TEXT_FIELDS)
+def test_hostile_note_text_through_the_api(editor, kind, field):
+    body = {"title": "Hostile note", "slug": f"hostile-{kind}", "summary": "S.", "body": "B."}
+    body[field] = HOSTILE[kind]
+    response = token_client(editor).post(
+        "/api/v1/notes/", json.dumps(body), content_type="application/json"
+    )
+    assert response.status_code in {201, 400}, response.content[:300]
+    if response.status_code == 400:
+        assert kind in {"huge", "surrogate"}, response.content[:300]
+        return
+    note = ResearchNote.objects.get(slug=response.json()["slug"])
+    assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", getattr(note, field))
+    ResearchNote.objects.filter(pk=note.pk).update(status="published")
+    note.refresh_from_db()
+    note.save()
+    assert_outputs_valid(note=note)
 
 
 @pytest.mark.parametrize("kind", list(HOSTILE))
@@ -114,3 +137,42 @@ def test_notes_survive_what_is_already_stored(db):
     note = ResearchNoteFactory()
     ResearchNote.objects.filter(pk=note.pk).update(dek="stored\x0cdek\x1b", title="t\x0bt")
     assert_outputs_valid(note=note)
+
+
+ADMIN_FORMS = {
+    Paper: ["title", "byline", "institution", "abstract", "summary"],
+    ResearchNote: ["title", "dek", "body", "why_it_matters"],
+}
+
+
+@pytest.mark.parametrize("kind", ["c0", "bidi", "markup", "huge"])
+@pytest.mark.parametrize("model", list(ADMIN_FORMS), ids=lambda model: model.__name__)
+def test_hostile_text_through_the_admin_forms(editor_client, kind, model):
+    """The admin's add form, posted as a browser would, with hostile text in every text field:
+    saved clean or refused with the form's errors, never a 500."""
+    add_url = f"/admin/{model._meta.app_label}/{model._meta.model_name}/add/"
+    data = admin_form_data(editor_client.get(add_url), model)
+    data.update(
+        {
+            field: [value]
+            for field, value in fitted(model, ADMIN_FORMS[model], HOSTILE[kind]).items()
+        }
+    )
+    data["slug"] = [f"hostile-{kind}"]
+    response = editor_client.post(add_url, data)
+    assert response.status_code in {200, 302}, response.content[:300]
+    saved = model.objects.filter(slug=f"hostile-{kind}").first()
+    if response.status_code == 200:
+        assert kind == "huge", "only the 100 kB strings may be refused"
+        assert saved is None
+        assert b"errornote" in response.content or b"errorlist" in response.content
+        return
+    for field in ADMIN_FORMS[model]:
+        assert not re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f]", getattr(saved, field)), field
+    model.objects.filter(pk=saved.pk).update(status="published")
+    saved.refresh_from_db()
+    saved.save()  # sets published_at
+    if model is Paper:
+        assert_outputs_valid(paper=saved)
+    else:
+        assert_outputs_valid(note=saved)
