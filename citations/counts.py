@@ -7,8 +7,10 @@ paper before sorting). Each paper has one CitationCount row instead, written by
 edits reach it through the signals below; bulk paths (publish()/unpublish() on querysets,
 generate_corpus, importers) call it themselves.
 
-A count covers published edges whose citing paper is published, as at the recount: a row
-scheduled for later is counted when something recounts its paper after that time
+A count covers published edges whose citing paper is published, as at the recount. An edge or
+citing paper that appears or expires on schedule changes the counts at its due second: the
+first request after it (rlscaling/publishing/schedule.py) sends `schedule_came_due`, and
+`recount_due_papers` below recounts the papers concerned before that request is answered
 (`manage.py recount_citations` recounts everything)."""
 
 from django.db import models
@@ -18,6 +20,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from rlscaling.publishing import published_q
+from rlscaling.publishing.schedule import due_window_q, schedule_came_due
 
 BATCH = 2000
 
@@ -61,8 +64,12 @@ def recount_citations(paper_ids=None, apps=None):
     if paper_ids is not None:
         papers = papers.filter(pk__in={pk for pk in paper_ids if pk is not None})
     ids = list(papers)
-    public = Citation.objects.filter(published_q(), published_q("citing_paper__"))
     now = timezone.now()
+    # A migration's models may predate the expiry field (rlscaling/publishing).
+    expiry = any(field.name == "unpublish_at" for field in Citation._meta.get_fields())
+    public = Citation.objects.filter(
+        published_q(now=now, expiry=expiry), published_q("citing_paper__", now, expiry)
+    )
     for start in range(0, len(ids), BATCH):
         chunk = ids[start : start + BATCH]
         counts = {
@@ -115,3 +122,17 @@ def paper_saved(sender, instance, created, **kwargs):
     elif publication != getattr(instance, "_loaded_publication", publication):
         recount_citations(_counted_papers_of(instance))
     instance._loaded_publication = publication
+
+
+@receiver(schedule_came_due)
+def recount_due_papers(sender, since, until, **kwargs):
+    """Edges, or citing papers, that appeared or expired in (since, until] move the counts of
+    the papers they cite."""
+    from .models import Citation
+
+    due_edges = Citation.objects.filter(due_window_q(since, until))
+    due_citing = Citation.objects.filter(due_window_q(since, until, "citing_paper__"))
+    cited = set(due_edges.values_list("cited_paper", flat=True))
+    cited |= set(due_citing.values_list("cited_paper", flat=True))
+    if cited:
+        recount_citations(cited)

@@ -27,7 +27,7 @@ database (the tests), which no other process can change, keeps it in the process
 deletes and m2m changes bump it through signals; every `manage.py` command bumps it when it
 ends (manage.py), for what no signal announces: update(), raw SQL, flush, a data migration.
 `PAGE_CACHE_SECONDS` (default 300) bounds how long a page can miss a change no save
-announces, such as a scheduled `published_at` coming due.
+announces; entries never outlive the next scheduled publication change (`page_cache_seconds`).
 """
 
 import contextlib
@@ -84,7 +84,11 @@ MAX_CACHED_QUERY_LENGTH = 512
 
 
 def page_cache_seconds():
-    return getattr(settings, "PAGE_CACHE_SECONDS", 300)
+    """PAGE_CACHE_SECONDS, cut short at the next scheduled publication change (0: do not
+    store), so pages switch at the due second (rlscaling/publishing/schedule.py)."""
+    from .publishing.schedule import cap_at_next_scheduled_change
+
+    return cap_at_next_scheduled_change(getattr(settings, "PAGE_CACHE_SECONDS", 300))
 
 
 def excluded_prefixes():

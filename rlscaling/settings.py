@@ -90,6 +90,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # A database outage becomes a styled 503 (JSON under /api/), never a traceback.
     "rlscaling.middleware.DatabaseUnavailableMiddleware",
+    # A scheduled publication or expiry that came due is handled before any cached answer.
+    "rlscaling.publishing.schedule.ScheduledChangesMiddleware",
     # Anonymous answers from the shared cache (rlscaling/caching.py): a hit skips the rest.
     "rlscaling.caching.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

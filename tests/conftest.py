@@ -17,6 +17,7 @@ from django.db import transaction
 from django.test import override_settings
 
 from rlscaling.demo_content import DemoLoader
+from rlscaling.publishing.schedule import remember_next_scheduled_change
 from tests.factories import UserFactory
 
 SHARED_DEMO_FIXTURE = "_shared_demo"
@@ -120,6 +121,9 @@ def _fresh_cache():
     """Each test starts with an empty cache (pages and throttle counters): the database rolls
     back between tests, and cached pages (rlscaling/caching.py) must not outlive their rows."""
     cache.clear()
+    # The cleared cache held "the next scheduled publication change" too (publishing/schedule.py):
+    # a test starts with no scheduled rows, and each save that schedules one updates it.
+    remember_next_scheduled_change(None)
     yield
     cache.clear()
 

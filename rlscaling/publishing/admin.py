@@ -72,13 +72,20 @@ class PublishableForm(forms.ModelForm):
         return cleaned_data
 
 
+def _after(fields, anchor, name):
+    fields = list(fields)
+    if anchor in fields:
+        fields.insert(fields.index(anchor) + 1, name)
+    return fields
+
+
 class PublishableAdmin(SimpleHistoryAdmin):
     """Status column and filter, bulk publish/unpublish, history with revert, stale-edit refusal."""
 
     form = PublishableForm
     actions = [publish_selected, unpublish_selected]
     list_filter = ["status"]
-    readonly_fields = ["created_at", "updated_at", "version"]
+    readonly_fields = ["publication_state", "created_at", "updated_at", "version"]
     date_hierarchy = None
     save_on_top = True
     # A URL typed without a scheme means https (Django 6's default, per field: the
@@ -87,11 +94,25 @@ class PublishableAdmin(SimpleHistoryAdmin):
 
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)
-        if any("edit_version" in options["fields"] for _, options in fieldsets):
+        fields = [name for _, options in fieldsets for name in options["fields"]]
+        # Declared fieldsets name neither the expiry nor the state: they go after the status
+        # and the publication time.
+        for anchor, name in (("published_at", "unpublish_at"), ("status", "publication_state")):
+            if name not in fields and anchor in fields:
+                fieldsets = [
+                    (title, {**options, "fields": _after(options["fields"], anchor, name)})
+                    for title, options in fieldsets
+                ]
+        if "edit_version" in fields:
             return fieldsets
         # Declared fieldsets leave the hidden field out; put it in the first one.
         (name, options), *rest = fieldsets
         return [(name, {**options, "fields": [*options["fields"], "edit_version"]}), *rest]
+
+    @admin.display(description="Publication state")
+    def publication_state(self, obj):
+        """What readers see now: Draft, Scheduled for <time>, Published (until), Expired."""
+        return obj.get_publication_state_display() if obj.pk else "Not saved yet"
 
     def save_model(self, request, obj, form, change):
         expected = form.cleaned_data.get("edit_version") if change else None

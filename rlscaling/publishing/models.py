@@ -1,8 +1,11 @@
 """Models and querysets of the draft/published mechanism."""
 
+from django.contrib import admin
+from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.formats import date_format
 from simple_history.models import HistoricalRecords
 
 
@@ -11,12 +14,34 @@ class Status(models.TextChoices):
     PUBLISHED = "published", "Published"
 
 
-def published_q(prefix="", now=None):
+class PublicationState(models.TextChoices):
+    """What a reader sees of an item right now, computed from status, published_at and
+    unpublish_at (not stored: a scheduled item becomes published by the clock alone)."""
+
+    DRAFT = "draft", "Draft"
+    SCHEDULED = "scheduled", "Scheduled"
+    PUBLISHED = "published", "Published"
+    EXPIRED = "expired", "Expired"
+
+
+def published_q(prefix="", now=None, expiry=True):
     """The published rule as a Q, for this model (``prefix=""``) or across a relation
-    (``published_q("citing_paper__")``): the one place the rule is spelled out. Pass `now`
-    to check several relations against the same instant."""
+    (``published_q("citing_paper__")``): the one place the rule is spelled out. Published,
+    due (``published_at`` passed) and not expired (no ``unpublish_at``, or one still ahead).
+    Pass `now` to check several relations against the same instant; `expiry=False` only for
+    migrations that run before the expiry field exists."""
     now = now or timezone.now()
-    return Q(**{f"{prefix}status": Status.PUBLISHED, f"{prefix}published_at__lte": now})
+    rule = Q(**{f"{prefix}status": Status.PUBLISHED, f"{prefix}published_at__lte": now})
+    if not expiry:
+        return rule
+    return rule & (
+        Q(**{f"{prefix}unpublish_at__isnull": True}) | Q(**{f"{prefix}unpublish_at__gt": now})
+    )
+
+
+def format_moment(value):
+    """A publication time as editors read it in lists, forms and banners."""
+    return date_format(timezone.localtime(value), "j M Y, H:i T")
 
 
 class PublishableQuerySet(models.QuerySet):
@@ -27,15 +52,36 @@ class PublishableQuerySet(models.QuerySet):
         return self.exclude(pk__in=self.published().values("pk"))
 
     def hidden_pks(self, now=None):
-        """The primary keys of the rows not public at `now`, as the union of two index-friendly
-        halves (drafts and undated rows; rows scheduled for later): when few rows are hidden,
-        checking a big table against this short list beats joining every row to its status."""
+        """The primary keys of the rows not public at `now`, as the union of three index-friendly
+        parts (drafts and undated rows; rows scheduled for later; expired rows): when few rows
+        are hidden, checking a big table against this short list beats joining every row to
+        its status."""
         now = now or timezone.now()
         not_published = self.filter(~Q(status=Status.PUBLISHED) | Q(published_at__isnull=True))
         scheduled = self.filter(status=Status.PUBLISHED, published_at__gt=now)
+        expired = self.filter(status=Status.PUBLISHED, published_at__lte=now, unpublish_at__lte=now)
         return (
-            not_published.order_by().values("pk").union(scheduled.order_by().values("pk"), all=True)
+            not_published.order_by()
+            .values("pk")
+            .union(scheduled.order_by().values("pk"), expired.order_by().values("pk"), all=True)
         )
+
+    def scheduled(self, now=None):
+        """Rows set to appear later (published status, a future ``published_at``)."""
+        return self.filter(status=Status.PUBLISHED, published_at__gt=now or timezone.now())
+
+    def with_publication_state(self, state, now=None):
+        """Rows in one PublicationState at `now` (the changelist's Status filter)."""
+        now = now or timezone.now()
+        if state == PublicationState.PUBLISHED:
+            return self.filter(published_q(now=now))
+        if state == PublicationState.SCHEDULED:
+            return self.scheduled(now)
+        if state == PublicationState.EXPIRED:
+            return self.filter(
+                status=Status.PUBLISHED, published_at__lte=now, unpublish_at__lte=now
+            )
+        return self.filter(~Q(status=Status.PUBLISHED) | Q(published_at__isnull=True))
 
     def visible_to(self, user):
         """All rows for editors who may view this model (previews); published ones for others."""
@@ -46,7 +92,10 @@ class PublishableQuerySet(models.QuerySet):
         return self.published()
 
     def publish(self):
-        now = timezone.now()
+        from .schedule import forget_next_scheduled_change
+
+        forget_next_scheduled_change()  # rows with a future date become scheduled
+        now = timezone.now().replace(microsecond=0)
         # A bulk change is an edit too: bumping the version makes open copies stale.
         changed = {"status": Status.PUBLISHED, "updated_at": now, "version": F("version") + 1}
         # Rows published before keep their date; first-time publications get "now".
@@ -102,7 +151,17 @@ class Publishable(models.Model):
         null=True,
         blank=True,
         db_index=True,
-        help_text="When this appears publicly. Set automatically on first publication.",
+        help_text=(
+            "When this appears publicly. Set automatically on first publication; a future "
+            "time schedules it (it stays hidden until then)."
+        ),
+    )
+    unpublish_at = models.DateTimeField(
+        "unpublish at",
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="Optional: when this stops appearing publicly (an expiry). Empty: stays up.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -119,6 +178,12 @@ class Publishable(models.Model):
     def save(self, *args, **kwargs):
         if self.status == Status.PUBLISHED and self.published_at is None:
             self.published_at = timezone.now()
+        # Whole seconds: a time with microseconds would differ from the one a form posts back
+        # (which has none), and every save would record a phantom "Published at" change.
+        for name in ("published_at", "unpublish_at"):
+            value = getattr(self, name)
+            if value is not None and value.microsecond:
+                setattr(self, name, value.replace(microsecond=0))
         if self.pk is not None and not self._state.adding:
             self.version += 1
         super().save(*args, **kwargs)
@@ -140,10 +205,38 @@ class Publishable(models.Model):
             self.version = expected_version  # save() bumps it to the claimed version
             self.save(**kwargs)
 
+    def clean(self):
+        super().clean()
+        if self.unpublish_at and self.published_at and self.unpublish_at <= self.published_at:
+            raise ValidationError(
+                {"unpublish_at": "The unpublish time must come after the publication time."},
+                code="unpublish_before_publish",
+            )
+
     @property
     def is_published(self):
-        return (
-            self.status == Status.PUBLISHED
-            and self.published_at is not None
-            and self.published_at <= timezone.now()
-        )
+        return self.publication_state() == PublicationState.PUBLISHED
+
+    def publication_state(self, now=None):
+        """The PublicationState readers see at `now` (default: this instant)."""
+        now = now or timezone.now()
+        if self.status != Status.PUBLISHED or self.published_at is None:
+            return PublicationState.DRAFT
+        if self.published_at > now:
+            return PublicationState.SCHEDULED
+        if self.unpublish_at is not None and self.unpublish_at <= now:
+            return PublicationState.EXPIRED
+        return PublicationState.PUBLISHED
+
+    @admin.display(description="status", ordering="status")
+    def get_publication_state_display(self, now=None):
+        """The state in words, with its time: "Draft", "Scheduled for 4 Dec 2026, 09:00 UTC",
+        "Published", "Published until …", "Expired on …"."""
+        state = self.publication_state(now)
+        if state == PublicationState.SCHEDULED:
+            return f"Scheduled for {format_moment(self.published_at)}"
+        if state == PublicationState.EXPIRED:
+            return f"Expired on {format_moment(self.unpublish_at)}"
+        if state == PublicationState.PUBLISHED and self.unpublish_at is not None:
+            return f"Published until {format_moment(self.unpublish_at)}"
+        return state.label

@@ -7,7 +7,14 @@ from django.utils.cache import patch_cache_control
 def render_item(request, template_name, context, item, status=200):
     """Render the page of one editorial item; an editor's draft preview is never cached and is
     marked for the templates (`is_preview`: the banner, `noindex`)."""
-    context = {"item": item, "is_preview": not item.is_published, **context}
+    state = item.publication_state()
+    context = {
+        "item": item,
+        "is_preview": not item.is_published,
+        "preview_state": state,
+        "preview_state_display": item.get_publication_state_display(),
+        **context,
+    }
     response = render(request, template_name, context, status=status)
     if context["is_preview"]:
         patch_cache_control(response, private=True, no_store=True)

@@ -1,0 +1,3 @@
+"""The site app's own tables: the publishing machinery's bookkeeping (rlscaling/publishing/)."""
+
+from rlscaling.publishing.schedule import ScheduleSweep  # noqa: F401
