@@ -1,25 +1,168 @@
 from django import forms
-from django.contrib import admin
-from django.forms.models import InlineForeignKeyField
+from django.contrib import admin, messages
+from django.contrib.admin.widgets import AutocompleteSelect
+from django.db.models import Q
+from django.forms.models import BaseInlineFormSet, InlineForeignKeyField
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.text import Truncator
 from simple_history.admin import SimpleHistoryAdmin
 
-from rlscaling.publishing.admin import PublishableAdmin
+from rlscaling.publishing import Status
+from rlscaling.publishing.admin import PublishableAdmin, PublishableForm
 
 from .models import Author, Authorship, Citation, CitationPolarity, CitationRole, Paper
 
+# At most this many edges of a paper are edited on its page; the rest are one link away in the
+# citations list filtered to that paper. A hub with 13,333 citing edges never finished rendering.
+INLINE_EDGE_LIMIT = 20
 
-class AuthorshipInline(admin.TabularInline):
+
+class KnownLabelAutocompleteSelect(AutocompleteSelect):
+    """An autocomplete whose selected option is labelled from the row's own joined object
+    (`known_labels`), not by a query per row (the stock widget looks the value up again)."""
+
+    known_labels = None
+
+    def optgroups(self, name, value, attr=None):
+        selected = [str(v) for v in value if str(v) not in self.choices.field.empty_values]
+        known = self.known_labels or {}
+        if not selected or not all(pk in known for pk in selected):
+            return super().optgroups(name, value, attr)
+        options = [] if self.is_required else [self.create_option(name, "", "", False, 0)]
+        for pk in selected:
+            options.append(self.create_option(name, pk, known[pk], True, len(options)))
+        return [(None, options, 0)]
+
+
+class KnownLabelsMixin:
+    """Admin side: the foreign keys in `autocomplete_fields` use KnownLabelAutocompleteSelect.
+    Form side (`label_known_choices`): each row names its own related objects."""
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name in self.get_autocomplete_fields(request):
+            using = kwargs.get("using")
+            kwargs["widget"] = KnownLabelAutocompleteSelect(db_field, self.admin_site, using=using)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+def label_known_choices(form):
+    """Give each KnownLabelAutocompleteSelect of a bound-to-a-row form its current object."""
+    if form.instance.pk is None:
+        return
+    for name, field in form.fields.items():
+        widget = getattr(field.widget, "widget", field.widget)
+        if isinstance(widget, KnownLabelAutocompleteSelect):
+            related = getattr(form.instance, name, None)
+            if related is not None:
+                widget.known_labels = {str(related.pk): field.label_from_instance(related)}
+
+
+class SharedChoicesFormSet(BaseInlineFormSet):
+    """Rows whose small select boxes (role, polarity) read their choices once per formset,
+    not once per row."""
+
+    shared_choice_fields = ()
+
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
+        if not hasattr(self, "_shared_choices"):
+            self._shared_choices = {
+                name: list(form.fields[name].choices)
+                for name in self.shared_choice_fields
+                if name in form.fields
+            }
+        for name, choices in self._shared_choices.items():
+            form.fields[name].choices = choices
+        label_known_choices(form)
+
+
+class LimitedEdgeFormSet(SharedChoicesFormSet):
+    """A paper's edges in one direction, at most INLINE_EDGE_LIMIT of them, newest first. A
+    posted form saves the rows it showed: they are found by the ids it carries, so an edge
+    added meanwhile cannot shift another row into a different edge."""
+
+    shared_choice_fields = ("role", "polarity")
+
+    def get_queryset(self):
+        if not hasattr(self, "_queryset"):
+            rows = super().get_queryset()
+            if self.is_bound:
+                pk_name = self.model._meta.pk.name
+                posted = {
+                    self.data.get(f"{self.add_prefix(i)}-{pk_name}")
+                    for i in range(self.initial_form_count())
+                }
+                rows = rows.filter(pk__in=[pk for pk in posted if pk and pk.isdigit()])
+            else:
+                rows = rows[:INLINE_EDGE_LIMIT]
+            self._queryset = rows
+        return self._queryset
+
+    def total_count(self):
+        """Every edge of this paper in this direction (one COUNT on the foreign key's index)."""
+        if self.instance.pk is None:
+            return 0
+        return self.model._default_manager.filter(**{self.fk.name: self.instance}).count()
+
+    def all_edges_url(self):
+        changelist = reverse("admin:citations_citation_changelist")
+        return f"{changelist}?{self.fk.name}__id__exact={self.instance.pk}"
+
+
+class AuthorshipFormSet(SharedChoicesFormSet):
+    pass
+
+
+class AuthorshipInline(KnownLabelsMixin, admin.TabularInline):
     model = Authorship
+    formset = AuthorshipFormSet
     extra = 1
     autocomplete_fields = ["author"]
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("author")
 
-class CitationInlineForm(forms.ModelForm):
+
+# An edge's status, as an editor deciding it on a paper's page reads it: it follows its papers.
+EDGE_STATUS_CHOICES = [
+    (Status.PUBLISHED, "Public when both papers are"),
+    (Status.DRAFT, "Held back (draft)"),
+]
+
+
+class CitationInlineForm(PublishableForm):
     """An edge edited on one of its papers' pages. That paper is the inline's hidden foreign
     key, so an error the model puts on it (`Citation.check_edge`) is shown on the other end,
-    the field the editor chose."""
+    the field the editor chose. A new edge follows its papers unless the editor holds it back;
+    a row someone saved since this copy was read is refused (the stale-edit check of
+    PublishableForm, on the rows the editor changed)."""
 
     ENDS = ("citing_paper", "cited_paper")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "status" in self.fields:
+            self.fields["status"].choices = EDGE_STATUS_CHOICES
+            self.fields[
+                "status"
+            ].help_text = "An edge is public when both papers are public, unless it is held back."
+            if self.instance.pk is None:
+                self.fields["status"].initial = Status.PUBLISHED
+        if "context" in self.fields:
+            self.fields["context"].widget = forms.Textarea(attrs={"rows": 2, "cols": 32})
+
+    def initial_version(self):
+        return self.instance.version  # the row was read with its formset a moment ago
+
+    def edited_fields(self):
+        return [name for name in self.changed_data if name != "edit_version"]
+
+    def clean(self):
+        if self.instance.pk is not None and not self.edited_fields():
+            # An untouched row saves nothing, so a newer stored copy loses nothing.
+            return forms.ModelForm.clean(self)
+        return super().clean()
 
     def add_error(self, field, error):
         if field is None and hasattr(error, "error_dict"):
@@ -31,21 +174,28 @@ class CitationInlineForm(forms.ModelForm):
         super().add_error(field, error)
 
 
-class CitationInline(admin.TabularInline):
+class CitationInline(KnownLabelsMixin, admin.TabularInline):
     """A paper's edges in one direction: the paper is the foreign key `fk_name`, and the editor
-    picks the paper at the `other_end` (with autocomplete)."""
+    picks the paper at the `other_end` (with autocomplete). The status comes first, so it is
+    seen at 1366 px; a big hub shows its newest INLINE_EDGE_LIMIT edges and links to the rest."""
 
     model = Citation
     form = CitationInlineForm
+    formset = LimitedEdgeFormSet
+    template = "admin/citations/edit_inline/edges.html"
     extra = 0
     show_change_link = True
     other_end = None
 
     def get_fields(self, request, obj=None):
-        return [self.other_end, "role", "polarity", "is_representative", "context", "status"]
+        fields = ["status", self.other_end, "role", "polarity", "is_representative", "context"]
+        return [*fields, "edit_version"]
 
     def get_autocomplete_fields(self, request):
         return [self.other_end]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related(self.other_end).order_by("-pk")
 
 
 class CitationsReceivedInline(CitationInline):
@@ -58,15 +208,44 @@ class CitationsMadeInline(CitationInline):
     verbose_name, verbose_name_plural = "cited paper", "cites (citations made)"
 
 
+def held_back_edges(paper):
+    """The edges of `paper` (either direction) an editor held back (draft)."""
+    return Citation.objects.filter(
+        Q(citing_paper=paper) | Q(cited_paper=paper), ~Q(status=Status.PUBLISHED)
+    )
+
+
+class EitherEndFilter(admin.SimpleListFilter):
+    """`?paper=<pk>`: the edges citing or cited by one paper (links from a paper's page; too
+    many papers to list as choices, so only the chosen one is shown)."""
+
+    title, parameter_name = "paper (either end)", "paper"
+
+    def lookups(self, request, model_admin):
+        value = self.value()
+        paper = Paper.objects.filter(pk=value).first() if value and value.isdigit() else None
+        return [(str(paper.pk), truncated(paper.title, 40))] if paper else []
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value and value.isdigit():
+            return queryset.filter(Q(citing_paper=value) | Q(cited_paper=value))
+        return queryset
+
+
+def truncated(text, length=60):
+    return Truncator(text).chars(length)
+
+
 @admin.register(Paper)
 class PaperAdmin(PublishableAdmin):
     list_display = [
-        "title",
-        "byline",
+        "short_title",
+        "status",
         "publication_date",
+        "byline",
         "is_canonical_reference",
         "in_research_index",
-        "status",
     ]
     list_filter = [
         "status",
@@ -101,24 +280,56 @@ class PaperAdmin(PublishableAdmin):
         ),
     ]
 
+    @admin.display(description="title", ordering="title")
+    def short_title(self, paper):
+        return truncated(paper.title, 90)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        paper = form.instance
+        if paper.is_published:
+            self.warn_of_held_back_edges(request, paper)
+
+    def warn_of_held_back_edges(self, request, paper):
+        held_back = held_back_edges(paper).count()
+        if not held_back:
+            return
+        changelist = reverse("admin:citations_citation_changelist")
+        self.message_user(
+            request,
+            format_html(
+                "This paper is published, but {} of its citation edges {} held back (draft), "
+                'so readers do not see {}: <a href="{}?status__exact=draft&amp;paper={}">review '
+                "them</a>.",
+                held_back,
+                "is" if held_back == 1 else "are",
+                "it" if held_back == 1 else "them",
+                changelist,
+                paper.pk,
+            ),
+            messages.WARNING,
+        )
+
 
 @admin.register(Citation)
 class CitationAdmin(PublishableAdmin):
-    list_display = [
-        "citing_paper",
-        "cited_paper",
-        "role",
-        "polarity",
-        "source",
-        "is_representative",
-        "status",
-    ]
-    list_filter = ["status", "role", "polarity", "source", "is_representative"]
+    list_display = ["citing", "cited", "role", "polarity", "status", "source", "is_representative"]
+    list_display_links = ["citing"]
+    show_full_result_count = False  # a second COUNT over a million edges on filtered lists
+    list_filter = ["status", "role", "polarity", "source", "is_representative", EitherEndFilter]
     search_fields = ["citing_paper__title", "cited_paper__title", "context"]
     autocomplete_fields = ["citing_paper", "cited_paper"]
     list_select_related = ["citing_paper", "cited_paper", "role", "polarity"]
     # Recorded by Citation.record_classification() whenever the role or polarity changes.
     readonly_fields = [*PublishableAdmin.readonly_fields, "classified_at", "classified_by"]
+
+    @admin.display(description="citing paper", ordering="citing_paper__title")
+    def citing(self, edge):
+        return truncated(edge.citing_paper.title)
+
+    @admin.display(description="cited paper", ordering="cited_paper__title")
+    def cited(self, edge):
+        return truncated(edge.cited_paper.title)
 
 
 class VocabularyAdmin(SimpleHistoryAdmin):

@@ -46,8 +46,11 @@ class PublishableForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         if self.instance.pk is not None:
             self.fields["edit_version"].required = True
-            # The stored version, not the instance's: a revert form starts from an old copy.
-            self.fields["edit_version"].initial = self._stored_version(lock=False)
+            self.fields["edit_version"].initial = self.initial_version()
+
+    def initial_version(self):
+        # The stored version, not the instance's: a revert form starts from an old copy.
+        return self._stored_version(lock=False)
 
     def _stored_version(self, lock):
         rows = type(self.instance)._base_manager.filter(pk=self.instance.pk)
