@@ -72,3 +72,38 @@ class LatestFeed(Feed):
     def item_categories(self, item):
         kind = "Research note" if isinstance(item, ResearchNote) else "Paper"
         return [kind, *(tag.name for tag in item.tags.all())]
+
+
+class PaperListFeed(LatestFeed):
+    """The feed of /papers/: every published paper, newest published first (also those held
+    only as citation records, as the browse page lists them)."""
+
+    title = f"{settings.SITE_NAME}: all papers"
+    subtitle = "Every paper the site tracks, newest first."
+
+    def link(self):
+        return f"{settings.SITE_URL}/papers/"
+
+    def feed_url(self):
+        return f"{settings.SITE_URL}/papers/feed.atom"
+
+    def items(self):
+        papers = Paper.objects.published().with_authors().prefetch_related("tags")
+        return papers.order_by("-published_at", "-id")[:FEED_LENGTH]
+
+
+class NoteListFeed(LatestFeed):
+    """The feed of /notes/: every published research note, newest first."""
+
+    title = f"{settings.SITE_NAME}: research notes"
+    subtitle = "What each paper found, why it matters, and the caveat."
+
+    def link(self):
+        return f"{settings.SITE_URL}/notes/"
+
+    def feed_url(self):
+        return f"{settings.SITE_URL}/notes/feed.atom"
+
+    def items(self):
+        notes = ResearchNote.objects.published().prefetch_related("tags")
+        return notes.order_by("-published_at", "-id")[:FEED_LENGTH]

@@ -5,7 +5,7 @@ from django.urls import include, path
 
 from . import browse, health, views
 from .caching import reads_query
-from .feeds import LatestFeed
+from .feeds import LatestFeed, NoteListFeed, PaperListFeed
 from .login import BoundedAdminAuthenticationForm
 from .sitemaps import SITEMAPS, sitemap_index
 
@@ -19,7 +19,9 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("papers/", browse.paper_list, name="paper-list"),
+    path("papers/feed.atom", reads_query()(PaperListFeed()), name="paper-list-feed"),
     path("notes/", browse.note_list, name="note-list"),
+    path("notes/feed.atom", reads_query()(NoteListFeed()), name="note-list-feed"),
     path("tags/", browse.tag_index, name="tag-index"),
     path("tags/<slug:slug>/", views.tag_detail, name="tag-detail"),
     path("search/", include("search.urls")),
