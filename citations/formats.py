@@ -16,8 +16,9 @@ from django.db.models import OuterRef, Subquery
 from django.utils.text import slugify
 
 
-def scholarly_article(paper):
-    """schema.org ScholarlyArticle data for the hub's JSON-LD block."""
+def scholarly_article(paper, citation_summary=None):
+    """schema.org ScholarlyArticle data for the hub's JSON-LD block. With the paper's
+    `citation_summary`, the description ends with its figures, each with its basis."""
     url = f"{settings.SITE_URL}{paper.get_absolute_url()}"
     authors = [{"@type": "Person", "name": name} for name in paper.author_names]
     if not authors and paper.byline:
@@ -41,6 +42,8 @@ def scholarly_article(paper):
             if value
         ],
     }
+    if citation_summary is not None and citation_summary.total:
+        data["description"] = f"{paper.summary} {citation_summary.headline}".strip()
     if paper.publication_date:
         data["datePublished"] = paper.publication_date.isoformat()
     if paper.institution:

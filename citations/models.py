@@ -50,6 +50,23 @@ class CitationPolarity(Vocabulary):
         verbose_name_plural = "citation polarities"
 
 
+def citation_vocabularies():
+    """(roles, polarities): every term of both vocabularies, read in one query."""
+    columns = ("axis", "pk", "name", "slug", "order")
+
+    def terms(model, axis):
+        return model.objects.annotate(axis=models.Value(axis)).values_list(*columns).order_by()
+
+    roles, polarities = [], []
+    rows = terms(CitationRole, "role").union(terms(CitationPolarity, "polarity"))
+    for axis, pk, name, slug, order in sorted(rows, key=lambda row: (row[4], row[2])):
+        if axis == "role":
+            roles.append(CitationRole(pk=pk, name=name, slug=slug, order=order))
+        else:
+            polarities.append(CitationPolarity(pk=pk, name=name, slug=slug, order=order))
+    return roles, polarities
+
+
 class Author(models.Model):
     name = models.CharField(max_length=200, unique=True)
 
@@ -366,7 +383,8 @@ class Paper(Publishable):
         dearest part of the page, and every explorer page and the API hub call show them."""
         from rlscaling.caching import cached_by_generation
 
-        return cached_by_generation(f"citation-summary:{self.pk}", self._count_citation_summary)
+        # v2: summaries cached by an older release lack the role x polarity pairs.
+        return cached_by_generation(f"citation-summary:v2:{self.pk}", self._count_citation_summary)
 
     def _count_citation_summary(self):
         """One scan of the paper's public edges, grouped by (role, polarity) in the database;
@@ -377,9 +395,11 @@ class Paper(Publishable):
             .annotate(count=Count("*"))  # COUNT(*): the covering index has no edge id
             .order_by()
         )
-        total, roles, polarities = 0, {}, {}
+        total, roles, polarities, pairs = 0, {}, {}, {}
         for group in groups:
             total += group["count"]
+            pair = (group["role__slug"], group["polarity__slug"])
+            pairs[pair] = pairs.get(pair, 0) + group["count"]
             for field, bucket in (("role", roles), ("polarity", polarities)):
                 if group[f"{field}__slug"] is not None:
                     key = (group[f"{field}__name"], group[f"{field}__slug"])
@@ -389,28 +409,64 @@ class Paper(Publishable):
             rows = [{"name": n, "slug": s, "count": c} for (n, s), c in bucket.items()]
             return sorted(rows, key=lambda row: (-row["count"], row["name"]))
 
-        return CitationSummary(total=total, roles=rows(roles), polarities=rows(polarities))
+        return CitationSummary(
+            total=total, roles=rows(roles), polarities=rows(polarities), pairs=pairs
+        )
+
+
+def _plural(count, one, many):
+    return one if count == 1 else many
 
 
 class CitationSummary:
-    """A paper's citing papers counted: in total, by role and by polarity (rows of name, slug,
-    count and percent of the classified), classified or not on each axis. Every figure the hub
-    page, its explorer and the API show comes from here, so they cannot disagree."""
+    """A paper's citing papers counted: in total, by role, by polarity and by the pair of both.
+    Every figure the hub page, its explorer, JSON-LD, the feed and the API show comes from
+    here, so they cannot disagree, and each one says what it is a share of: a row's `percent`
+    is its share of the citing papers classified on that axis (`percent_of`), never of all
+    citing papers, and the headlines name how many are classified out of how many."""
 
-    def __init__(self, total, roles, polarities):
+    percent_basis = "classified"
+
+    def __init__(self, total, roles, polarities, pairs=None):
         self.total = total
-        self.roles = self._with_shares(roles)
-        self.polarities = self._with_shares(polarities)
         self.classified = sum(row["count"] for row in roles)
+        self.polarity_classified = sum(row["count"] for row in polarities)
+        self.roles = self._with_shares(roles, self.classified)
+        self.polarities = self._with_shares(polarities, self.polarity_classified)
+        # {(role slug or None, polarity slug or None): count}; None: not known (stored counts).
+        self.pairs = pairs
+
+    @classmethod
+    def from_stored_counts(cls, count, roles, polarities):
+        """The summary of a paper's stored counts (citations/counts.py), for lists such as the
+        feed that cannot count every paper's edges: `count` a CitationCount (or None), `roles`
+        and `polarities` every term of each vocabulary. The role x polarity pairs are not kept."""
+
+        def rows(terms, stored):
+            found = [
+                {"name": term.name, "slug": term.slug, "count": stored.get(str(term.pk), 0)}
+                for term in terms
+            ]
+            return sorted(
+                (row for row in found if row["count"]),
+                key=lambda row: (-row["count"], row["name"]),
+            )
+
+        if count is None:
+            return cls(total=0, roles=[], polarities=[])
+        return cls(
+            total=count.total,
+            roles=rows(roles, count.by_role),
+            polarities=rows(polarities, count.by_polarity),
+        )
 
     @staticmethod
-    def _with_shares(rows):
-        classified = sum(row["count"] for row in rows)
+    def _with_shares(rows, classified):
         for row in rows:
             row["percent"] = round(100 * row["count"] / classified) if classified else 0
+            row["percent_of"] = classified
         return rows
 
-    # Properties, not attributes: a summary cached by an older release still answers them.
     @property
     def role_classified(self):
         return self.classified
@@ -420,16 +476,47 @@ class CitationSummary:
         return self.total - self.classified
 
     @property
-    def polarity_classified(self):
-        return sum(row["count"] for row in self.polarities)
-
-    @property
     def polarity_unclassified(self):
         return self.total - self.polarity_classified
 
     @property
     def top_role(self):
         return self.roles[0] if self.roles else None
+
+    @property
+    def headline(self):
+        """How many citing papers are classified by role, out of how many, and the largest
+        role among those: "6 of 30 citing papers are classified by role; all 6 as background"."""
+        return self._sentence("role", self.classified, self.top_role, "as ")
+
+    @property
+    def polarity_headline(self):
+        top = self.polarities[0] if self.polarities else None
+        return self._sentence("polarity", self.polarity_classified, top, "")
+
+    def _sentence(self, axis, classified, top, preposition):
+        total = self.total
+        if not total:
+            return "No published paper cites this work yet."
+        papers = f"{total} citing {_plural(total, 'paper', 'papers')}"
+        if not classified:
+            if total == 1:
+                return f"{papers}; it is not yet classified by {axis}."
+            return f"{papers}; none is classified by {axis} yet."
+        name = f"{preposition}{top['name'].lower()}"
+        if total == 1:
+            return f"{papers}, classified {name}."
+        if classified == 1:
+            return f"1 of {papers} is classified by {axis}, {name}."
+        if classified == total:
+            opening = f"All {papers} are classified by {axis}"
+            basis = f"{top['count']} of the {classified}"
+        else:
+            opening = f"{classified} of {papers} are classified by {axis}"
+            basis = f"{top['count']} of those {classified}"
+        if top["count"] == classified:
+            return f"{opening}; all {classified} {name}."
+        return f"{opening}; {basis} ({top['percent']}%) {name}."
 
     def count_of(self, axis, term):
         """Citing papers in one role or polarity (`axis` "role" or "polarity"; a term or slug)."""
@@ -438,10 +525,13 @@ class CitationSummary:
         return next((row["count"] for row in rows if row["slug"] == slug), 0)
 
     def count_for(self, role=None, polarity=None):
-        """How many citing papers the explorer lists for a role and/or a polarity (None: any):
-        known for no filter or one; None when both are given (the pairs are not kept)."""
+        """How many citing papers the explorer lists for a role and/or a polarity (None: any);
+        None when not known (a pair, for a summary made from stored counts)."""
         if role and polarity:
-            return None
+            if self.pairs is None:
+                return None
+            pair = (getattr(role, "slug", role), getattr(polarity, "slug", polarity))
+            return self.pairs.get(pair, 0)
         if role or polarity:
             return self.count_of("role", role) if role else self.count_of("polarity", polarity)
         return self.total

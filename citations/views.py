@@ -79,7 +79,7 @@ def paper_detail(request, slug):
         "cites": paper.public_citations_made()
         .select_related("cited_paper", "role", "polarity")
         .newest_first("cited_paper"),
-        "json_ld": scholarly_article(paper),
+        "json_ld": scholarly_article(paper, summary),
     }
     if explorer.is_bound and not explorer.is_valid():
         return render_item(request, "citations/paper_detail.html", context, paper, status=400)

@@ -4,7 +4,7 @@ from django.conf import settings
 from django.contrib.syndication.views import Feed
 from django.utils.feedgenerator import Atom1Feed
 
-from citations.models import Paper
+from citations.models import CitationSummary, Paper, citation_vocabularies
 from notes.models import ResearchNote
 from rlscaling.text import clean_data
 
@@ -41,8 +41,15 @@ class LatestFeed(Feed):
             Paper.objects.in_research_index()
             .with_authors()
             .prefetch_related("tags")
+            .select_related("citation_count")
             .order_by("-published_at", "-id")[:FEED_LENGTH]
         )
+        roles, polarities = citation_vocabularies()
+        for paper in papers:
+            # The stored counts: the feed does not count thirty hubs' edges.
+            paper.feed_citation_summary = CitationSummary.from_stored_counts(
+                getattr(paper, "citation_count", None), roles, polarities
+            )
         items = sorted([*notes, *papers], key=lambda item: item.published_at, reverse=True)
         return items[:FEED_LENGTH]
 
@@ -50,7 +57,12 @@ class LatestFeed(Feed):
         return item.title
 
     def item_description(self, item):
-        return item.dek if isinstance(item, ResearchNote) else item.summary or item.abstract
+        if isinstance(item, ResearchNote):
+            return item.dek
+        text = item.summary or item.abstract
+        summary = item.feed_citation_summary
+        # The citing figures, each with its basis (never a bare "100% of citing papers").
+        return f"{text}\n\n{summary.headline}".strip() if summary.total else text
 
     def item_link(self, item):
         return f"{settings.SITE_URL}{item.get_absolute_url()}"

@@ -324,12 +324,35 @@ class SummaryRowSerializer(serializers.Serializer):
     slug = serializers.CharField()
     name = serializers.CharField()
     count = serializers.IntegerField()
-    percent = serializers.IntegerField(help_text="Share of the classified citing papers.")
+    percent = serializers.IntegerField(
+        help_text="Share of the citing papers classified on this axis (`percent_of`), not of "
+        "every citing paper."
+    )
+    percent_of = serializers.IntegerField(
+        help_text="How many citing papers `percent` is a share of: those classified on this axis."
+    )
 
 
 class CitationSummarySerializer(serializers.Serializer):
     total = serializers.IntegerField(help_text="Published papers citing it.")
     classified = serializers.IntegerField(help_text="Of those, how many have a role.")
+    role_classified = serializers.IntegerField(help_text="Of `total`, how many have a role.")
+    role_unclassified = serializers.IntegerField(help_text="Of `total`, how many have no role.")
+    polarity_classified = serializers.IntegerField(
+        help_text="Of `total`, how many have a polarity."
+    )
+    polarity_unclassified = serializers.IntegerField(
+        help_text="Of `total`, how many have no polarity."
+    )
+    percent_basis = serializers.CharField(
+        help_text="What every `percent` is a share of: `classified`, the citing papers "
+        "classified on that row's axis (`role_classified` or `polarity_classified`)."
+    )
+    headline = serializers.CharField(
+        help_text="The role figures in words, with their basis: e.g. “6 of 30 citing papers "
+        "are classified by role; all 6 as background.”"
+    )
+    polarity_headline = serializers.CharField(help_text="The same for polarity.")
     roles = SummaryRowSerializer(many=True)
     polarities = SummaryRowSerializer(many=True)
 

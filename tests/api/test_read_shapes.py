@@ -64,10 +64,10 @@ def test_hub_call_returns_summary_and_citing_papers(anon):
     assert body["summary"]["total"] == 30
     assert body["summary"]["classified"] == 6
     assert body["summary"]["roles"] == [
-        {"slug": "background", "name": "Background", "count": 6, "percent": 100}
+        {"slug": "background", "name": "Background", "count": 6, "percent": 100, "percent_of": 6}
     ]
     assert body["summary"]["polarities"] == [
-        {"slug": "neutral", "name": "Neutral", "count": 6, "percent": 100}
+        {"slug": "neutral", "name": "Neutral", "count": 6, "percent": 100, "percent_of": 6}
     ]
     assert len(body["results"]) == 30
     first = body["results"][0]

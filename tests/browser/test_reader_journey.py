@@ -77,7 +77,9 @@ def test_reader_journey(site, page):
     page.goto(site + "/research/")
     page.get_by_role("link", name=HUB_TITLE).click()
     expect(page.locator("h1")).to_have_text(HUB_TITLE)
-    expect(page.get_by_text("100% of citing papers cite this work as background.")).to_be_visible()
+    expect(
+        page.get_by_text("6 of 30 citing papers are classified by role; all 6 as background.")
+    ).to_be_visible()
     expect(page.locator(".stat").first).to_contain_text("30")
     expect(page.locator(".stat").first).to_contain_text("papers citing it")
     explorer = page.locator("#explorer")

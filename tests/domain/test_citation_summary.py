@@ -38,7 +38,8 @@ def test_the_summary_knows_what_the_explorer_lists(hub):
     assert summary.count_for() == 3
     assert summary.count_for(role="background") == 2
     assert summary.count_for(polarity="neutral") == 1
-    assert summary.count_for(role="background", polarity="neutral") is None  # counted by a query
+    assert summary.count_for(role="background", polarity="neutral") == 1  # from the pairs
+    assert summary.count_for(role="background", polarity="supporting") == 0
 
 
 def test_the_hub_page_shows_the_summarys_figures(client, hub):

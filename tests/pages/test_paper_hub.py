@@ -46,12 +46,14 @@ def test_hub_shows_the_paper(hub):
 def test_canonical_badge_and_figures_come_from_the_citation_edges(hub):
     text = text_of(hub)
     assert "Canonical reference" in text
-    assert "100% of citing papers cite this work as background." in text
+    # Issue 12: the share is of the 6 classified citing papers, and says so.
+    assert "6 of 30 citing papers are classified by role; all 6 as background." in text
+    assert "100% of citing papers" not in text
     assert "30 papers citing it" in text
     summary = hub.context["summary"]
     assert summary.total == 30
     assert summary.roles == [
-        {"name": "Background", "slug": "background", "count": 6, "percent": 100}
+        {"name": "Background", "slug": "background", "count": 6, "percent": 100, "percent_of": 6}
     ]
     assert [row["slug"] for row in summary.polarities] == ["neutral"]
 
