@@ -1,8 +1,9 @@
 from django.db import models
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from simple_history.models import HistoricalRecords
 
-from rlscaling.publishing import Publishable
+from rlscaling.publishing import Publishable, PublishableQuerySet
 
 
 class OrderedPublishable(Publishable):
@@ -35,11 +36,31 @@ class LoopStage(OrderedPublishable):
         verbose_name = "loop stage"
 
 
+class LayerQuerySet(PublishableQuerySet):
+    def with_public_counts(self):
+        """`paper_count`, `claim_count` and `note_count`: the published ones on each layer."""
+        from citations.models import Paper
+        from notes.models import ResearchNote
+
+        def published_on_layer(model):
+            rows = model.objects.published().filter(layers=models.OuterRef("pk")).order_by()
+            counted = rows.values("layers").annotate(n=models.Count("pk")).values("n")
+            return Coalesce(models.Subquery(counted), 0)
+
+        return self.annotate(
+            paper_count=published_on_layer(Paper),
+            claim_count=published_on_layer(Claim),  # imported below the models
+            note_count=published_on_layer(ResearchNote),
+        )
+
+
 class Layer(OrderedPublishable):
     """A row of "where scaling breaks": the layer, how it fails, and what to ask first."""
 
     failure_signal = models.TextField()
     diagnostic_question = models.TextField()
+
+    objects = LayerQuerySet.as_manager()
 
     class Meta(OrderedPublishable.Meta):
         pass

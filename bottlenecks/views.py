@@ -20,7 +20,7 @@ def index(request):
     context = {
         "nav": "bottlenecks",
         "analysis": Analysis.objects.published().prefetch_related("steps").first(),
-        "layers": Layer.objects.published(),
+        "layers": Layer.objects.published().with_public_counts(),
     }
     return render(request, "bottlenecks/index.html", context)
 

@@ -3,9 +3,9 @@ querysets out). Unknown values make the form invalid; views answer those with a 
 
 import django_filters
 from django import forms
-from django.db.models import Max, Min
 
 from bottlenecks.models import Layer
+from rlscaling.caching import cached_by_generation
 from rlscaling.tags import tags_on
 
 from .models import (
@@ -72,13 +72,18 @@ class ResearchIndexFilter(django_filters.FilterSet):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # The years from the oldest to the newest paper: two index lookups, not a DISTINCT.
-        span = self.queryset.prefetch_related(None).aggregate(
-            oldest=Min("publication_date"), newest=Max("publication_date")
-        )
-        years = range(span["newest"].year, span["oldest"].year - 1, -1) if span["newest"] else []
+        # Only the years in which an index paper appeared, worked out once per content change.
+        years = cached_by_generation("research-index:years", self.publication_years)
         choices = [("", "Any year")] + [(year, str(year)) for year in years]
         self.form.fields["year"].widget = forms.Select(choices=choices)
+
+    def publication_years(self):
+        dates = (
+            self.queryset.prefetch_related(None)
+            .order_by()
+            .dates("publication_date", "year", order="DESC")
+        )
+        return [date.year for date in dates]
 
     def filter_search(self, queryset, name, value):
         return queryset.search(value)

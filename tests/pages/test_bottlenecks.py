@@ -42,7 +42,11 @@ def test_bottleneck_map_lists_the_layers(client, demo):
     html = response.content.decode()
     for layer in Layer.objects.all():
         assert f'href="{layer.get_absolute_url()}"' in html
-    assert "Reward rises while human judgment" in text_of(response)
+    # Not the home page's table again: each card says what its layer page holds.
+    text = text_of(response)
+    assert "Reward rises while human judgment" not in text
+    rollouts = Layer.objects.with_public_counts().get(slug="rollouts")
+    assert f"{rollouts.paper_count} papers · {rollouts.claim_count} claims" in text
 
 
 def test_draft_analysis_is_hidden(client, demo):

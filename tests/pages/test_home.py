@@ -146,7 +146,7 @@ def test_faq_is_native_details_elements(home):
     faqs = Question.objects.filter(kind="faq")
     assert html.count("<details>") == faqs.count() == 5
     assert "<summary>What is RL scaling?</summary>" in html
-    assert "07 /" in html
+    assert '<span class="eyebrow__number">07</span><span>Frequently asked questions</span>' in html
 
 
 def test_drafts_never_reach_the_home_page(client, demo):

@@ -14,7 +14,7 @@ from tests.factories import (
     CitationRoleFactory,
     PaperFactory,
 )
-from tests.helpers import ART_OF_SCALING, HUB_QUERY_CEILING, text_of
+from tests.helpers import ART_OF_SCALING, HUB_QUERY_CEILING, inline_scripts, text_of
 
 pytestmark = pytest.mark.django_db
 
@@ -170,14 +170,16 @@ def test_json_ld_scholarly_article_is_a_data_block_without_a_nonce(hub):
     assert {"@type": "PropertyValue", "propertyID": "arXiv", "value": "2510.13786"} in data[
         "identifier"
     ]
-    assert html.count("<script") == 1
+    assert html.count('<script type="application/ld+json">') == 1
+    assert inline_scripts(html) == []
 
 
 def test_json_ld_cannot_be_broken_out_of(client, db):
     paper = PaperFactory(title="</script><script>alert(1)</script>", summary="a & b")
     html = client.get(paper.get_absolute_url()).content.decode()
     assert "<script>alert(1)" not in html
-    assert html.count("<script") == 1
+    assert html.count('<script type="application/ld+json">') == 1
+    assert inline_scripts(html) == []
 
 
 def test_pages_without_json_ld_send_no_nonce(client, demo):
