@@ -225,6 +225,9 @@ class FailureSignal(Publishable):
         "bottlenecks.Layer", through="SignalLayer", related_name="signals"
     )
 
+    # Recorded with each history entry and restored on revert (rlscaling/publishing/history.py).
+    history_children = ("links",)
+
     class Meta(Publishable.Meta):
         ordering = ["order", "text"]
         verbose_name = "failure signal"

@@ -79,6 +79,9 @@ class Analysis(Publishable):
     dek = models.TextField(help_text="One-paragraph standfirst shown on cards.")
     body = models.TextField(blank=True, help_text="Markdown.")
 
+    # Recorded with each history entry and restored on revert (rlscaling/publishing/history.py).
+    history_children = ("steps",)
+
     class Meta(Publishable.Meta):
         verbose_name_plural = "analyses"
         ordering = ["number", "title"]

@@ -238,6 +238,8 @@ class Paper(Publishable):
     search_document = SearchVectorField(null=True, editable=False)
 
     objects = PaperQuerySet.as_manager()
+    # Recorded with each history entry and restored on revert (rlscaling/publishing/history.py).
+    history_children = ("authorships",)
 
     class Meta(Publishable.Meta):
         ordering = NEWEST_FIRST

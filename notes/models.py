@@ -41,6 +41,8 @@ class ResearchNote(Publishable):
     tags = TaggableManager(blank=True)
 
     objects = ResearchNoteQuerySet.as_manager()
+    # Recorded with each history entry and restored on revert (rlscaling/publishing/history.py).
+    history_children = ("figures",)
 
     class Meta(Publishable.Meta):
         ordering = ["-published_at", "-id"]

@@ -7,6 +7,7 @@ from django.db import models, transaction
 from django.http import HttpResponseRedirect
 from simple_history.admin import SimpleHistoryAdmin
 
+from .history_admin import HistoryAdminMixin
 from .models import StaleEditError, Status
 
 
@@ -41,12 +42,20 @@ class PublishableForm(forms.ModelForm):
     """Carries the version the editor started from, and refuses to save over a newer one."""
 
     edit_version = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
+    change_reason = forms.CharField(
+        label="Reason for change",
+        required=False,
+        max_length=100,
+        help_text="Optional: a few words for the history (e.g. “fixed the figure's unit”).",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if self.instance.pk is not None:
-            self.fields["edit_version"].required = True
-            self.fields["edit_version"].initial = self.initial_version()
+            # None: a deleted item being recovered from its history (no stored row to race).
+            stored = self.initial_version()
+            self.fields["edit_version"].required = stored is not None
+            self.fields["edit_version"].initial = stored
 
     def initial_version(self):
         # The stored version, not the instance's: a revert form starts from an old copy.
@@ -82,7 +91,7 @@ def _after(fields, anchor, name):
     return fields
 
 
-class PublishableAdmin(SimpleHistoryAdmin):
+class PublishableAdmin(HistoryAdminMixin, SimpleHistoryAdmin):
     """Status column and filter, bulk publish/unpublish, history with revert, stale-edit refusal."""
 
     form = PublishableForm
@@ -106,6 +115,11 @@ class PublishableAdmin(SimpleHistoryAdmin):
                     (title, {**options, "fields": _after(options["fields"], anchor, name)})
                     for title, options in fieldsets
                 ]
+        if "change_reason" not in fields:
+            # Declared fieldsets leave the reason out; it goes last, above the save buttons.
+            (title, options) = fieldsets[-1]
+            reason = [*options["fields"], "change_reason"]
+            fieldsets = [*fieldsets[:-1], (title, {**options, "fields": reason})]
         if "edit_version" in fields:
             return fieldsets
         # Declared fieldsets leave the hidden field out; put it in the first one.
@@ -118,6 +132,7 @@ class PublishableAdmin(SimpleHistoryAdmin):
         return obj.get_publication_state_display() if obj.pk else "Not saved yet"
 
     def save_model(self, request, obj, form, change):
+        obj._change_reason = form.cleaned_data.get("change_reason") or None  # simple-history
         expected = form.cleaned_data.get("edit_version") if change else None
         if expected is None:  # adding, or a list_editable row on the changelist
             return super().save_model(request, obj, form, change)

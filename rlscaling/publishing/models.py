@@ -8,6 +8,8 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from simple_history.models import HistoricalRecords
 
+from .history import RelationSnapshot
+
 
 class Status(models.TextChoices):
     DRAFT = "draft", "Draft"
@@ -168,7 +170,8 @@ class Publishable(models.Model):
     # Incremented on every save; a save carrying an older version is refused (stale edit).
     version = models.PositiveIntegerField(default=1, editable=False)
 
-    history = HistoricalRecords(inherit=True)
+    # Each record also keeps the item's relations (publishing/history.py).
+    history = HistoricalRecords(inherit=True, bases=[RelationSnapshot])
 
     objects = PublishableQuerySet.as_manager()
 
