@@ -9,6 +9,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from .history_admin import HistoryAdminMixin
 from .models import StaleEditError, Status
+from .revisions_admin import DraftRevisionAdminMixin
 
 
 def _set_status(request, queryset, status):
@@ -91,7 +92,7 @@ def _after(fields, anchor, name):
     return fields
 
 
-class PublishableAdmin(HistoryAdminMixin, SimpleHistoryAdmin):
+class PublishableAdmin(HistoryAdminMixin, DraftRevisionAdminMixin, SimpleHistoryAdmin):
     """Status column and filter, bulk publish/unpublish, history with revert, stale-edit refusal."""
 
     form = PublishableForm
@@ -132,6 +133,8 @@ class PublishableAdmin(HistoryAdminMixin, SimpleHistoryAdmin):
         return obj.get_publication_state_display() if obj.pk else "Not saved yet"
 
     def save_model(self, request, obj, form, change):
+        if getattr(request, "_saving_draft_revision", False):
+            return self.save_draft_revision(request, obj, form)  # the live row stays as it is
         obj._change_reason = form.cleaned_data.get("change_reason") or None  # simple-history
         expected = form.cleaned_data.get("edit_version") if change else None
         if expected is None:  # adding, or a list_editable row on the changelist

@@ -8,9 +8,14 @@ def render_item(request, template_name, context, item, status=200):
     """Render the page of one editorial item; an editor's draft preview is never cached and is
     marked for the templates (`is_preview`: the banner, `noindex`)."""
     state = item.publication_state()
+    # The admin's preview of a live item's draft revision (publishing/revisions_admin.py).
+    revision_back_url = getattr(request, "_draft_revision_back_url", None)
+    if revision_back_url:
+        state = "revision"
     context = {
         "item": item,
-        "is_preview": not item.is_published,
+        "is_preview": not item.is_published or bool(revision_back_url),
+        "preview_back_url": revision_back_url,
         "preview_state": state,
         "preview_state_display": item.get_publication_state_display(),
         **context,
