@@ -202,45 +202,17 @@ def source_parameters(source):
 
 
 def filterset_parameters(filterset_class):
-    """The query parameter names a django-filter FilterSet reads (range filters read
-    `<name>_<suffix>`)."""
-    names = set()
-    for name, declared in filterset_class.base_filters.items():
-        # The field's class, never `declared.field`: building the field would evaluate (and
-        # keep, for every later request) a queryset chosen without a request.
-        suffixes = getattr(declared.field_class.widget, "suffixes", None)
-        if suffixes:
-            names.update(f"{name}_{suffix}" if suffix else name for suffix in suffixes)
-        else:
-            names.add(name)
-    return names
+    from .api.params import filterset_parameters
+
+    return filterset_parameters(filterset_class)
 
 
-@functools.cache
 def api_view_parameters(view_class, actions):
-    from rest_framework.settings import api_settings
+    """The query parameters an API view reads on a GET (rlscaling/api/params.py: the same list
+    the API refuses any other parameter by)."""
+    from .api.params import view_query_parameters
 
-    names = {api_settings.URL_FORMAT_OVERRIDE or "format"}
-    names |= set(getattr(view_class, "cache_query_parameters", ()))
-    filterset_class = getattr(view_class, "filterset_class", None)
-    backends = getattr(view_class, "filter_backends", ())
-    actions = dict(actions or ())
-    if actions:  # a viewset: an @action may drop the filters
-        for method_name in actions.values():
-            method = getattr(view_class, method_name, None)
-            backends = getattr(method, "kwargs", {}).get("filter_backends", backends)
-    if filterset_class is not None and backends:
-        names |= filterset_parameters(filterset_class)
-    for backend in backends:
-        for attribute in ("search_param", "ordering_param"):
-            if hasattr(backend, attribute):
-                names.add(getattr(backend, attribute))
-    pagination = getattr(view_class, "pagination_class", None)
-    if pagination is not None and not (actions and "retrieve" in actions.values()):
-        for attribute in ("page_query_param", "page_size_query_param", "cursor_query_param"):
-            if getattr(pagination, attribute, None):
-                names.add(getattr(pagination, attribute))
-    return names
+    return view_query_parameters(view_class, actions)
 
 
 def query_parameters(request):
@@ -269,6 +241,8 @@ def normalise_query(request):
     if names is None:
         return None
     pairs = parse_qsl(raw, keep_blank_values=True)
+    if request.path.startswith("/api/") and any(name not in names for name, _ in pairs):
+        return None  # the API refuses parameters it does not read (a 400), never from cache
     return urlencode(sorted(pair for pair in pairs if pair[0] in names))
 
 

@@ -10,6 +10,8 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
+from rlscaling.api.params import StrictQueryParametersMixin
+
 from ..importers import FORMATS, BadImportFile
 from ..importers.runs import ImportRun
 
@@ -67,7 +69,7 @@ class ImportRunSerializer(serializers.ModelSerializer):
         return reverse("api:import-detail", args=[run.pk], request=self.context.get("request"))
 
 
-class ImportListView(APIView):
+class ImportListView(StrictQueryParametersMixin, APIView):
     """Import papers (and their citation edges) from BibTeX, arXiv API Atom, OpenAlex,
     Semantic Scholar, CSL-JSON or a list of arXiv ids. Without `apply` it is a dry run (the
     report of what would be created, updated, merged or skipped); `apply` writes it (a large
@@ -101,7 +103,7 @@ class ImportListView(APIView):
         return Response(answer, status=code)
 
 
-class ImportDetailView(APIView):
+class ImportDetailView(StrictQueryParametersMixin, APIView):
     """An import run: its dry run, state, progress and final report. POST confirms (applies)
     a run that was only previewed."""
 

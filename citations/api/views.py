@@ -7,6 +7,7 @@ from django.db.models import Count, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from django.utils.functional import SimpleLazyObject
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics
@@ -32,7 +33,9 @@ from citations.models import Citation, CitationPolarity, CitationRole, Paper
 from notes.models import ResearchNote
 from rlscaling.api.conditional import ConditionalGetMixin
 from rlscaling.api.pagination import CursorPagination
+from rlscaling.api.params import StrictQueryParametersMixin
 from rlscaling.api.permissions import EditorsWrite
+from rlscaling.api.sparse import SparseFieldsetsMixin
 from rlscaling.api.viewsets import PublishableViewSet, ReadOnlyViewSet
 
 
@@ -51,13 +54,16 @@ class PaperViewSet(PublishableViewSet):
     ordering_aliases = {"publication_date": "publication_sort_date"}
     ordering = ["-publication_date"]
     search_fields = ["title", "byline", "institution", "summary", "abstract"]
+    field_prefetches = {"authors": ("authorships",)}
 
     @functools.cached_property
     def vocabulary(self):
         return list(CitationRole.objects.all()), list(CitationPolarity.objects.all())
 
     def get_serializer_context(self):
-        return {**super().get_serializer_context(), "vocabulary": self.vocabulary}
+        # Lazy: read only when `citing_counts` is shown (not with `omit=citing_counts`).
+        vocabulary = SimpleLazyObject(lambda: self.vocabulary)
+        return {**super().get_serializer_context(), "vocabulary": vocabulary}
 
     def decorate(self, queryset):
         return (
@@ -109,7 +115,9 @@ class HubCursorPagination(CursorPagination):
     ordering = ("-citing_sort_date", "pk")
 
 
-class PaperCitationsView(ConditionalGetMixin, generics.ListAPIView):
+class PaperCitationsView(
+    StrictQueryParametersMixin, SparseFieldsetsMixin, ConditionalGetMixin, generics.ListAPIView
+):
     """A paper's hub: counts of citing papers by role and polarity, and the citing papers
     themselves (cursor-paginated, newest first, filterable by role and polarity). The same
     public figures the hub page shows."""

@@ -4,6 +4,7 @@ from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import Throttled, ValidationError
 from rest_framework.settings import api_settings
 
+from rlscaling.api.params import StrictQueryParametersMixin
 from rlscaling.api.throttles import AnonRateThrottle, ScopedRateThrottle
 from rlscaling.login import USERNAME_MAX_LENGTH
 
@@ -23,7 +24,7 @@ class TokenRequestSerializer(AuthTokenSerializer):
     )
 
 
-class ObtainTokenView(ObtainAuthToken):
+class ObtainTokenView(StrictQueryParametersMixin, ObtainAuthToken):
     """Trade an active account's username and password for its API token."""
 
     serializer_class = TokenRequestSerializer

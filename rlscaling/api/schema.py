@@ -4,6 +4,7 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
 from rlscaling.api.errors import ErrorSerializer
+from rlscaling.api.params import SAFE_METHODS, parameters_for_view
 
 
 class ApiSchema(AutoSchema):
@@ -35,6 +36,7 @@ class ApiSchema(AutoSchema):
 
     def get_override_parameters(self):
         parameters = list(super().get_override_parameters())
+        parameters.extend(self.sparse_parameters())
         if self.method == "GET" and not self._is_schema_or_docs():
             parameters.append(
                 OpenApiParameter(
@@ -54,6 +56,52 @@ class ApiSchema(AutoSchema):
                 )
             )
         return parameters
+
+    def reads(self, name):
+        """Whether this operation reads the query parameter `name` (rlscaling/api/params.py)."""
+        return name in parameters_for_view(self.view, self.method)
+
+    def sparse_field_names(self):
+        view = self.view
+        return list(view.sparse_serializer_class()(context={"view": view}).fields)
+
+    def sparse_parameters(self):
+        if self.method not in SAFE_METHODS or not self.reads("fields"):
+            return []
+        names = self.sparse_field_names()
+        listed = ", ".join(f"`{name}`" for name in names)
+        return [
+            OpenApiParameter(
+                "fields",
+                {"type": "array", "items": {"type": "string", "enum": names}},
+                style="form",
+                explode=False,
+                description="Comma-separated names of the only fields to show in each row "
+                f"(of {listed}); an unknown name is a 400. Rows then carry only those fields.",
+            ),
+            OpenApiParameter(
+                "omit",
+                {"type": "array", "items": {"type": "string", "enum": names}},
+                style="form",
+                explode=False,
+                description="Comma-separated names of fields to leave out of each row "
+                "(applied after `fields`).",
+            ),
+        ]
+
+    def _map_serializer(self, serializer, direction, bypass_extensions=False):
+        """A representation narrowed by `fields`/`omit` may lack any field, so the rows of an
+        operation that reads them promise none."""
+        schema = super()._map_serializer(serializer, direction, bypass_extensions)
+        if direction == "response" and self.is_sparse_row(serializer):
+            schema.pop("required", None)
+        return schema
+
+    def is_sparse_row(self, serializer):
+        view = self.view
+        if not getattr(view, "sparse_fieldsets", False):
+            return False
+        return type(serializer) is view.sparse_serializer_class()
 
     def _is_schema_or_docs(self):
         return self.path.endswith(("/schema/", "/docs/", "/redoc/"))

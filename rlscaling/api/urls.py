@@ -18,6 +18,7 @@ from citations.identity import redirect_old_slugs
 from notes import api as notes_api
 from rlscaling.api.auth import ObtainTokenView
 from rlscaling.api.errors import NotFoundView
+from rlscaling.api.params import StrictQueryParametersMixin
 
 app_name = "api"
 
@@ -62,7 +63,7 @@ docs_policy = csp_update(
 )
 
 
-class SchemaView(SpectacularJSONAPIView):
+class SchemaView(StrictQueryParametersMixin, SpectacularJSONAPIView):
     cache_query_parameters = ("lang",)
 
 

@@ -1,4 +1,5 @@
-"""The defaults of an API resource: permissions, filters, pagination, slug lookups."""
+"""The defaults of an API resource: permissions, filters, pagination, slug lookups, strict
+query parameters and sparse fieldsets."""
 
 from rest_framework import viewsets
 
@@ -6,10 +7,17 @@ from rlscaling.api.concurrency import VersionedWritesMixin
 from rlscaling.api.conditional import ConditionalGetMixin
 from rlscaling.api.filters import FILTER_BACKENDS
 from rlscaling.api.pagination import PageNumberPagination
+from rlscaling.api.params import StrictQueryParametersMixin
 from rlscaling.api.permissions import EditorsWrite
+from rlscaling.api.sparse import SparseFieldsetsMixin
 
 
-class ReadOnlyViewSet(ConditionalGetMixin, viewsets.ReadOnlyModelViewSet):
+class ReadOnlyViewSet(
+    StrictQueryParametersMixin,
+    SparseFieldsetsMixin,
+    ConditionalGetMixin,
+    viewsets.ReadOnlyModelViewSet,
+):
     permission_classes = [EditorsWrite]
     filter_backends = FILTER_BACKENDS
     pagination_class = PageNumberPagination
@@ -17,7 +25,13 @@ class ReadOnlyViewSet(ConditionalGetMixin, viewsets.ReadOnlyModelViewSet):
     lookup_value_regex = r"[-a-zA-Z0-9_]+"
 
 
-class PublishableViewSet(ConditionalGetMixin, VersionedWritesMixin, viewsets.ModelViewSet):
+class PublishableViewSet(
+    StrictQueryParametersMixin,
+    SparseFieldsetsMixin,
+    ConditionalGetMixin,
+    VersionedWritesMixin,
+    viewsets.ModelViewSet,
+):
     """An editorial resource: drafts only for those who may view them; writes for editors."""
 
     permission_classes = [EditorsWrite]
