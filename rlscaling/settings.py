@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "simple_history",
     "axes",
     "csp",
+    "corsheaders",
     # The task queue (Django's Tasks API backport) and its database backend: large imports.
     "django_tasks",
     "django_tasks_db",
@@ -86,12 +87,16 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Permissions-Policy, Cross-Origin-Resource-Policy, Cache-Control on HTML.
     "rlscaling.security_headers.SecurityHeadersMiddleware",
+    # CORS for anonymous API reads (CORS_* below); before anything that answers on its own.
+    "corsheaders.middleware.CorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
     # A database outage becomes a styled 503 (JSON under /api/), never a traceback.
     "rlscaling.middleware.DatabaseUnavailableMiddleware",
     # A scheduled publication or expiry that came due is handled before any cached answer.
     "rlscaling.publishing.schedule.ScheduledChangesMiddleware",
+    # X-RateLimit-* on throttled API answers, cached ones included; Retry-After on every 429.
+    "rlscaling.api.throttles.RateLimitHeadersMiddleware",
     # Anonymous answers from the shared cache (rlscaling/caching.py): a hit skips the rest.
     "rlscaling.caching.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -263,6 +268,24 @@ REST_FRAMEWORK = {
         "token": os.environ.get("API_THROTTLE_TOKEN", "20/minute"),
     },
 }
+
+# CORS (django-cors-headers): any origin may read the API from a browser, anonymously. Only
+# GET/HEAD/OPTIONS pass a preflight, no credentials are allowed (no cookies, and no
+# Authorization header may be sent), so nothing cross-origin can write or act as an editor.
+CORS_URLS_REGEX = r"^/api/.*$"
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
+CORS_ALLOW_HEADERS = ["accept", "accept-language", "if-none-match", "if-modified-since"]
+CORS_EXPOSE_HEADERS = [
+    "ETag",
+    "Link",
+    "Location",
+    "Retry-After",
+    "X-RateLimit-Limit",
+    "X-RateLimit-Remaining",
+    "X-RateLimit-Reset",
+]
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "RL Scaling API",

@@ -1,3 +1,4 @@
+from axes.helpers import get_cool_off
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
@@ -39,8 +40,10 @@ class ObtainTokenView(StrictQueryParametersMixin, ObtainAuthToken):
         except ValidationError:
             # django-axes marks the request when this username and address are locked out.
             if getattr(request, "axes_locked_out", False):
+                cool_off = get_cool_off(request)
                 raise Throttled(
+                    wait=cool_off.total_seconds() if cool_off else None,
                     detail="Too many failed attempts for this account from this address; "
-                    "try again later."
+                    "try again later.",
                 ) from None
             raise

@@ -6,6 +6,38 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rlscaling.api.errors import ErrorSerializer
 from rlscaling.api.params import SAFE_METHODS, parameters_for_view
 
+RATE_LIMIT_HEADERS = [
+    OpenApiParameter(
+        "X-RateLimit-Limit",
+        int,
+        OpenApiParameter.HEADER,
+        response=True,
+        description="Requests allowed in the throttle's window (the throttle closest to "
+        "refusing, where several apply).",
+    ),
+    OpenApiParameter(
+        "X-RateLimit-Remaining",
+        int,
+        OpenApiParameter.HEADER,
+        response=True,
+        description="Requests left in the window.",
+    ),
+    OpenApiParameter(
+        "X-RateLimit-Reset",
+        int,
+        OpenApiParameter.HEADER,
+        response=True,
+        description="Unix time (seconds) at which one more request is allowed again.",
+    ),
+    OpenApiParameter(
+        "Retry-After",
+        int,
+        OpenApiParameter.HEADER,
+        response=[429],
+        description="Seconds to wait before trying again.",
+    ),
+]
+
 
 class ApiSchema(AutoSchema):
     """drf-spectacular's schema, plus the error responses and conditional-request headers
@@ -37,6 +69,8 @@ class ApiSchema(AutoSchema):
     def get_override_parameters(self):
         parameters = list(super().get_override_parameters())
         parameters.extend(self.sparse_parameters())
+        if not self._is_schema_or_docs():
+            parameters.extend(RATE_LIMIT_HEADERS)
         if self.method == "GET" and not self._is_schema_or_docs():
             parameters.append(
                 OpenApiParameter(

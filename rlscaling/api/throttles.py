@@ -1,8 +1,19 @@
 """The API throttles: DRF's, with the client address from `rlscaling.client_address` (the one
 rule shared with axes and the logs) and a local-memory fallback while Redis is unreachable, so
-the API keeps answering (each process then limits on its own)."""
+the API keeps answering (each process then limits on its own).
 
+Every answer subject to a throttle says where the client stands (`RateLimitHeadersMiddleware`):
+`X-RateLimit-Limit` (requests allowed in the window), `X-RateLimit-Remaining` (left in it) and
+`X-RateLimit-Reset` (Unix time, in seconds, at which one more request is allowed again: the
+windows slide, the oldest request counted leaves first). Where several throttles apply (the
+anonymous rate and an endpoint's own, say) the headers describe the one closest to refusing.
+Every 429 carries `Retry-After` (seconds).
+"""
+
+import collections
 import logging
+import math
+import time
 
 from django.core.cache import caches
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -23,7 +34,7 @@ class ResilientThrottleMixin:
 
     def allow_request(self, request, view):
         try:
-            return super().allow_request(request, view)
+            allowed = super().allow_request(request, view)
         except CACHE_ERRORS:
             logger.warning(
                 "Throttle cache unreachable; counting %s in local memory",
@@ -31,7 +42,54 @@ class ResilientThrottleMixin:
                 extra={"request": request},
             )
             self.cache = caches["local"]
-            return super().allow_request(request, view)
+            allowed = super().allow_request(request, view)
+        self.record(request)
+        return allowed
+
+    def record(self, request):
+        """Note this throttle's state on the request, for the X-RateLimit headers."""
+        if getattr(self, "key", None) is None or not hasattr(self, "history"):
+            return  # this throttle did not apply (no rate, or not this kind of client)
+        remaining = max(0, self.num_requests - len(self.history))
+        oldest = self.history[-1] if self.history else self.now
+        state = RateLimit(self.num_requests, remaining, math.ceil(oldest + self.duration))
+        django_request = getattr(request, "_request", request)
+        django_request.rate_limits = [*getattr(django_request, "rate_limits", []), state]
+
+
+# One throttle's state for one request; `reset` is a Unix time in seconds.
+RateLimit = collections.namedtuple("RateLimit", "limit remaining reset")
+
+
+def tightest(rate_limits):
+    """The state of the throttle closest to refusing: fewest remaining, then latest reset."""
+    return min(rate_limits, key=lambda state: (state.remaining, -state.reset))
+
+
+class RateLimitHeadersMiddleware:
+    """X-RateLimit-* on every API answer a throttle counted (also answers from the page cache,
+    which counts them too), and Retry-After on every 429 under /api/."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        rate_limits = getattr(request, "rate_limits", None)
+        if rate_limits:
+            state = tightest(rate_limits)
+            response["X-RateLimit-Limit"] = str(state.limit)
+            response["X-RateLimit-Remaining"] = str(state.remaining)
+            response["X-RateLimit-Reset"] = str(state.reset)
+        if response.status_code == 429 and not response.has_header("Retry-After"):
+            reset = tightest(rate_limits).reset if rate_limits else None
+            wait = reset - time.time() if reset else DEFAULT_RETRY_AFTER
+            response["Retry-After"] = str(max(1, math.ceil(wait)))
+        return response
+
+
+# For a 429 that no throttle window explains (none should remain): a minute.
+DEFAULT_RETRY_AFTER = 60
 
 
 class AnonRateThrottle(ResilientThrottleMixin, throttling.AnonRateThrottle):

@@ -125,3 +125,21 @@ def test_sparse_lists_never_cost_more_queries(
     for params in ({"fields": list(first)[0]}, {"omit": list(first)[-1]}):
         with django_assert_max_num_queries(ceiling):
             assert anon.get(url, {**params, "page_size": 50}).status_code == 200
+
+
+def test_the_schema_documents_fields_and_omit_with_the_names(anon):
+    schema = anon.get("/api/v1/schema/").json()
+    checked = 0
+    for path, operations in schema["paths"].items():
+        get = operations.get("get")
+        if not get or path.startswith(("/api/v1/imports", "/api/v1/schema")):
+            continue
+        documented = {p["name"]: p for p in get.get("parameters", []) if p["in"] == "query"}
+        assert {"fields", "omit"} <= set(documented), path
+        checked += 1
+        assert documented["fields"]["explode"] is False
+    assert checked >= 28  # every list and detail
+    papers = {p["name"]: p for p in schema["paths"]["/api/v1/papers/"]["get"]["parameters"]}
+    assert "citing_counts" in papers["fields"]["schema"]["items"]["enum"]
+    assert "required" not in schema["components"]["schemas"]["Paper"]
+    assert schema["components"]["schemas"]["PaperRequest"]["required"] == ["title"]

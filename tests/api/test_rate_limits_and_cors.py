@@ -1,0 +1,158 @@
+"""Issue 17: X-RateLimit-* on every throttled answer, Retry-After on every 429, and CORS for
+anonymous reads (django-cors-headers)."""
+
+import time
+
+import pytest
+from django.core.cache import caches
+from django.test import Client
+
+from tests.helpers import ART_OF_SCALING
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fresh_counts():
+    for alias in ("default", "local"):
+        caches[alias].clear()
+    yield
+    for alias in ("default", "local"):
+        caches[alias].clear()
+
+
+@pytest.fixture
+def tight_rates(settings, monkeypatch):
+    from rest_framework.throttling import SimpleRateThrottle
+
+    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "anon": "3/minute"}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+    return rates
+
+
+def rate_headers(response):
+    return tuple(int(response[f"X-RateLimit-{name}"]) for name in ("Limit", "Remaining", "Reset"))
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/v1/papers/",
+        f"/api/v1/papers/{ART_OF_SCALING}/",
+        f"/api/v1/papers/{ART_OF_SCALING}/citations/",
+        "/api/v1/layers/",
+        "/api/v1/nowhere/",
+        "/api/v1/papers/?nonsense=1",
+    ],
+)
+def test_every_throttled_answer_says_where_the_client_stands(demo, tight_rates, url):
+    client = Client()
+    before = int(time.time())
+    seen = [rate_headers(client.get(url)) for _ in range(3)]
+    assert [limit for limit, _, _ in seen] == [3, 3, 3]
+    assert [remaining for _, remaining, _ in seen] == [2, 1, 0]
+    assert all(before + 60 <= reset <= before + 62 for _, _, reset in seen)
+    refused = client.get(url)
+    assert refused.status_code == 429
+    assert rate_headers(refused)[:2] == (3, 0)
+    assert 1 <= int(refused["Retry-After"]) <= 61
+    assert refused.json()["code"] == "throttled"
+
+
+def test_answers_from_the_page_cache_carry_the_headers_too(demo, tight_rates):
+    client = Client()
+    client.get("/api/v1/layers/")
+    hit = client.get("/api/v1/layers/")
+    assert hit["X-Page-Cache"] == "hit"
+    assert rate_headers(hit)[:2] == (3, 1)
+    client.get("/api/v1/layers/")
+    assert client.get("/api/v1/layers/").status_code == 429
+
+
+def test_the_tightest_throttle_is_the_one_reported(demo, settings, monkeypatch):
+    from rest_framework.throttling import SimpleRateThrottle
+
+    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "token": "2/minute"}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+    client = Client()
+    body = {"username": "nobody", "password": "wrong"}
+    first = client.post("/api/v1/auth/token/", body)
+    assert rate_headers(first)[:2] == (2, 1)  # the token scope, not the anonymous 1000/hour
+    client.post("/api/v1/auth/token/", body)
+    refused = client.post("/api/v1/auth/token/", body)
+    assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
+
+
+def test_a_lockout_429_says_how_long_to_wait(demo, settings):
+    from tests.factories import UserFactory
+
+    UserFactory(username="victim", password="right-password-long")
+    client = Client()
+    for _ in range(settings.AXES_FAILURE_LIMIT + 1):
+        response = client.post(
+            "/api/v1/auth/token/", {"username": "victim", "password": "wrong-password"}
+        )
+    assert response.status_code == 429
+    assert int(response["Retry-After"]) == 3600  # AXES_COOLOFF_TIME, an hour
+
+
+def test_the_pages_have_no_rate_headers(demo):
+    response = Client().get("/")
+    assert response.status_code == 200
+    assert "X-RateLimit-Limit" not in response
+
+
+ORIGIN = "https://tools.example"
+
+
+def test_anonymous_reads_are_open_to_any_origin(demo):
+    client = Client()
+    response = client.get("/api/v1/papers/", HTTP_ORIGIN=ORIGIN)
+    assert response["Access-Control-Allow-Origin"] == "*"
+    assert "Access-Control-Allow-Credentials" not in response
+    exposed = response["Access-Control-Expose-Headers"].lower()
+    for header in ("x-ratelimit-remaining", "retry-after", "etag", "link"):
+        assert header in exposed
+    hit = client.get("/api/v1/papers/", HTTP_ORIGIN=ORIGIN)
+    assert hit["X-Page-Cache"] == "hit"
+    assert hit["Access-Control-Allow-Origin"] == "*"
+
+
+def test_a_preflight_allows_reads_only_and_no_credentials(demo):
+    response = Client().options(
+        "/api/v1/papers/",
+        HTTP_ORIGIN=ORIGIN,
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="if-none-match",
+    )
+    assert response.status_code == 200
+    methods = {m.strip() for m in response["Access-Control-Allow-Methods"].split(",")}
+    assert methods == {"GET", "HEAD", "OPTIONS"}
+    allowed = response["Access-Control-Allow-Headers"].lower()
+    assert "if-none-match" in allowed
+    assert "authorization" not in allowed and "x-csrftoken" not in allowed
+    assert "Access-Control-Allow-Credentials" not in response
+
+
+def test_cross_origin_writes_are_not_opened(demo, editor):
+    # A form post needs no preflight, and a browser may send the editor's cookie with it:
+    # the session's CSRF check refuses it, and no credentialed answer is readable.
+    enforced = Client(enforce_csrf_checks=True)
+    enforced.force_login(editor)
+    response = enforced.post("/api/v1/layers/", {"slug": "x", "name": "X"}, HTTP_ORIGIN=ORIGIN)
+    assert response.status_code == 403
+    assert "Access-Control-Allow-Credentials" not in response
+
+
+def test_the_site_pages_get_no_cors_headers(demo):
+    response = Client().get("/", HTTP_ORIGIN=ORIGIN)
+    assert "Access-Control-Allow-Origin" not in response
+
+
+def test_the_schema_documents_the_headers(anon):
+    schema = anon.get("/api/v1/schema/").json()
+    listing = schema["paths"]["/api/v1/papers/"]["get"]["responses"]
+    assert {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} <= set(
+        listing["200"]["headers"]
+    )
+    assert "Retry-After" in listing["429"]["headers"]
