@@ -42,6 +42,7 @@ UNTHROTTLED = {
     "API_THROTTLE_ANON": "1000000/second",
     "API_THROTTLE_USER": "1000000/second",
     "API_THROTTLE_TOKEN": "1000000/second",
+    "API_THROTTLE_BATCH": "1000000/second",
 }
 
 

@@ -390,6 +390,7 @@ class WriteInvalidationMiddleware:
         if (
             request.method not in SAFE_METHODS
             and response.status_code < 400
+            and not getattr(request, "reads_only", False)  # e.g. the batch lookup
             and (request.user.is_authenticated or "Authorization" in request.headers)
         ):
             bump_generation()

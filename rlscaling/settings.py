@@ -266,6 +266,8 @@ REST_FRAMEWORK = {
         "anon": os.environ.get("API_THROTTLE_ANON", "1000/hour"),
         "user": os.environ.get("API_THROTTLE_USER", "10000/hour"),
         "token": os.environ.get("API_THROTTLE_TOKEN", "20/minute"),
+        # POST /api/v1/papers/batch: up to 500 papers a call.
+        "batch": os.environ.get("API_THROTTLE_BATCH", "60/minute"),
     },
 }
 
@@ -289,8 +291,13 @@ CORS_EXPOSE_HEADERS = [
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "RL Scaling API",
-    "DESCRIPTION": "Papers, citation edges, research notes and the bottleneck framework.",
-    "VERSION": "1.0.0",
+    "DESCRIPTION": "Papers, citation edges, research notes and the bottleneck framework. "
+    "What changed, release by release, and the deprecation policy: [/about/api/](/about/api/) "
+    "(JSON: /api/v1/changelog/). Every list and detail takes `fields`/`omit`; papers and "
+    "citations take `group_by`; `/api/v1/papers/arxiv:<id>/` and `/api/v1/papers/doi:<doi>/` "
+    "redirect (302) to the paper; unknown query parameters are a 400.",
+    # The newest release in rlscaling/api/changelog.py.
+    "VERSION": "1.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -4,6 +4,7 @@ from django.contrib.sitemaps import views as sitemaps_views
 from django.urls import include, path
 
 from . import browse, health, views
+from .api import changelog as api_changelog
 from .caching import reads_query
 from .feeds import LatestFeed, NoteListFeed, PaperListFeed
 from .login import BoundedAdminAuthenticationForm
@@ -40,6 +41,7 @@ urlpatterns = [
     path("bottlenecks/", include("bottlenecks.urls")),
     path("", include("bottlenecks.evidence_urls")),
     path("api/v1/", include("rlscaling.api.urls")),
+    path("about/api/", api_changelog.about_api, name="about-api"),
     path(settings.ADMIN_URL, admin.site.urls),
 ]
 

@@ -4,7 +4,7 @@ import functools
 from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count, OuterRef, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, ExtractYear
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.functional import SimpleLazyObject
@@ -15,6 +15,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from taggit.models import Tag, TaggedItem
 
+from bottlenecks.models import Layer
 from citations.api.filters import CitationFilterSet, HubFilterSet, PaperFilterSet
 from citations.api.serializers import (
     CitationPolaritySerializer,
@@ -32,6 +33,7 @@ from citations.identity import old_slug_redirect, papers_with_identifiers
 from citations.models import Citation, CitationPolarity, CitationRole, Paper
 from notes.models import ResearchNote
 from rlscaling.api.conditional import ConditionalGetMixin
+from rlscaling.api.facets import Facet, GroupByMixin, shown_through
 from rlscaling.api.pagination import CursorPagination
 from rlscaling.api.params import StrictQueryParametersMixin
 from rlscaling.api.permissions import EditorsWrite
@@ -39,21 +41,10 @@ from rlscaling.api.sparse import SparseFieldsetsMixin
 from rlscaling.api.viewsets import PublishableViewSet, ReadOnlyViewSet
 
 
-class PaperViewSet(PublishableViewSet):
-    """Papers, with authors, identifiers, tags, layers and counts of the papers citing them.
+class PaperRepresentationMixin:
+    """What a paper's representation needs: the vocabulary for its counts, its prefetches."""
 
-    Cursor-paginated, newest publication first. Look one up by slug, by arXiv id
-    (`by-arxiv/<id>/`) or by DOI (`by-doi/<doi>/`).
-    """
-
-    queryset = Paper.objects.all()
     serializer_class = PaperSerializer
-    pagination_class = CursorPagination
-    filterset_class = PaperFilterSet
-    ordering_fields = ["publication_date", "title", "cited_by_count", "created_at", "updated_at"]
-    ordering_aliases = {"publication_date": "publication_sort_date"}
-    ordering = ["-publication_date"]
-    search_fields = ["title", "byline", "institution", "summary", "abstract"]
     field_prefetches = {"authors": ("authorships",)}
 
     @functools.cached_property
@@ -72,6 +63,38 @@ class PaperViewSet(PublishableViewSet):
             # Undated papers sort as the oldest, so the cursor has a value to compare.
             .annotate(publication_sort_date=Coalesce("publication_date", Value(datetime.date.min)))
         )
+
+
+class PaperViewSet(GroupByMixin, PaperRepresentationMixin, PublishableViewSet):
+    """Papers, with authors, identifiers, tags, layers and counts of the papers citing them.
+
+    Cursor-paginated, newest publication first. Look one up by slug, by arXiv id
+    (`by-arxiv/<id>/`) or by DOI (`by-doi/<doi>/`); `arxiv:<id>/` and `doi:<doi>/` in place of
+    the slug answer 302 to the paper's address. Many at once: `POST /api/v1/papers/batch`.
+    """
+
+    queryset = Paper.objects.all()
+    pagination_class = CursorPagination
+    filterset_class = PaperFilterSet
+    ordering_fields = ["publication_date", "title", "cited_by_count", "created_at", "updated_at"]
+    ordering_aliases = {"publication_date": "publication_sort_date"}
+    ordering = ["-publication_date"]
+    search_fields = ["title", "byline", "institution", "summary", "abstract"]
+    group_by_noun = "papers"
+    group_by_fields = {
+        "year": Facet(ExtractYear("publication_date"), missing="without a publication date"),
+        "tag": Facet("tags__slug", "tags__name", many=True, missing="without a tag"),
+        "layer": Facet(
+            "layers__slug",
+            "layers__name",
+            many=True,
+            relation="layers",
+            visible=shown_through("layers", Layer),
+            missing="bearing on no layer",
+        ),
+        "in_research_index": Facet("in_research_index"),
+        "is_canonical_reference": Facet("is_canonical_reference"),
+    }
 
     def get_last_modified(self, paper):
         counts = getattr(paper, "citation_count", None)  # recounted whenever an edge changes
@@ -154,9 +177,10 @@ class PaperCitationsView(
         return response
 
 
-class CitationViewSet(PublishableViewSet):
+class CitationViewSet(GroupByMixin, PublishableViewSet):
     """Citation edges: `citing_paper` cites `cited_paper`, in a role, with a polarity.
-    Cursor-paginated, newest edges first."""
+    Cursor-paginated, newest edges first. `?cited=<slug>&group_by=role` counts a hub's citing
+    papers by role, as its page does."""
 
     queryset = Citation.objects.all()
     serializer_class = CitationSerializer
@@ -167,6 +191,16 @@ class CitationViewSet(PublishableViewSet):
     ordering = ["-id"]
     lookup_field = "pk"
     lookup_value_regex = r"[0-9]+"
+    group_by_noun = "citations"
+    group_by_fields = {
+        "role": Facet("role__slug", "role__name", missing="not yet classified by role"),
+        "polarity": Facet(
+            "polarity__slug", "polarity__name", missing="not yet classified by polarity"
+        ),
+        "cited": Facet("cited_paper__slug", "cited_paper__title"),
+        "citing": Facet("citing_paper__slug", "citing_paper__title"),
+        "is_representative": Facet("is_representative"),
+    }
 
     def decorate(self, queryset):
         return queryset.select_related("citing_paper", "cited_paper", "role", "polarity")

@@ -81,7 +81,12 @@ def view_query_parameters(view_class, actions=None, safe=True):
 def parameters_for_view(view, method):
     actions = getattr(view, "action_map", None)
     actions = tuple(sorted(actions.items())) if actions else None
-    return view_query_parameters(type(view), actions, method in SAFE_METHODS)
+    return view_query_parameters(type(view), actions, reads(view, method))
+
+
+def reads(view, method):
+    """Whether `method` only reads on this view (a POST may: the batch lookup)."""
+    return method in SAFE_METHODS or (method == "POST" and getattr(view, "post_is_a_read", False))
 
 
 def unknown_parameter_errors(names, known):

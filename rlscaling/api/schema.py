@@ -4,7 +4,8 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
 from rlscaling.api.errors import ErrorSerializer
-from rlscaling.api.params import SAFE_METHODS, parameters_for_view
+from rlscaling.api.facets import FacetsSerializer
+from rlscaling.api.params import parameters_for_view, reads
 
 RATE_LIMIT_HEADERS = [
     OpenApiParameter(
@@ -64,11 +65,28 @@ class ApiSchema(AutoSchema):
             responses.setdefault(code, self._get_response_for_code(documented, code))
         if self.method == "GET":
             responses.setdefault("304", {"description": "Not modified (If-None-Match matched)."})
+        if self.method == "GET" and self.reads("group_by") and "200" in responses:
+            # With `group_by` the list answers with its facets instead of its rows.
+            facets = self.resolve_serializer(FacetsSerializer, "response").ref
+            for content in responses["200"].get("content", {}).values():
+                content["schema"] = {"oneOf": [content["schema"], facets]}
         return responses
 
     def get_override_parameters(self):
         parameters = list(super().get_override_parameters())
         parameters.extend(self.sparse_parameters())
+        if self.method == "GET" and self.reads("group_by"):
+            parameters.append(
+                OpenApiParameter(
+                    "group_by",
+                    str,
+                    enum=list(self.view.group_by_fields),
+                    description="Instead of the rows: how many of the rows matching the "
+                    "filters have each value of this property, with each count's share of "
+                    "them (`total`) and the basis in words. Rows without a value are the "
+                    "group whose value is null.",
+                )
+            )
         if not self._is_schema_or_docs():
             parameters.extend(RATE_LIMIT_HEADERS)
         if self.method == "GET" and not self._is_schema_or_docs():
@@ -100,7 +118,7 @@ class ApiSchema(AutoSchema):
         return list(view.sparse_serializer_class()(context={"view": view}).fields)
 
     def sparse_parameters(self):
-        if self.method not in SAFE_METHODS or not self.reads("fields"):
+        if not reads(self.view, self.method) or not self.reads("fields"):
             return []
         names = self.sparse_field_names()
         listed = ", ".join(f"`{name}`" for name in names)

@@ -13,10 +13,12 @@ from rest_framework.routers import DefaultRouter
 from bottlenecks import api as bottlenecks_api
 from bottlenecks import claims_api
 from citations.api import imports as imports_api
+from citations.api import lookup as lookup_api
 from citations.api import views as citations_api
 from citations.identity import redirect_old_slugs
 from notes import api as notes_api
 from rlscaling.api.auth import ObtainTokenView
+from rlscaling.api.changelog import ChangelogView
 from rlscaling.api.errors import NotFoundView
 from rlscaling.api.params import StrictQueryParametersMixin
 
@@ -80,10 +82,18 @@ urlpatterns = [
         name="redoc",
     ),
     path("auth/token/", ObtainTokenView.as_view(), name="token"),
+    path("changelog/", ChangelogView.as_view(), name="changelog"),
     path(
         "papers/<slug:slug>/citations/",
         redirect_old_slugs(citations_api.PaperCitationsView.as_view()),
         name="paper-citations",
+    ),
+    path("papers/batch", lookup_api.BatchView.as_view(), name="paper-batch"),
+    path("papers/batch/", lookup_api.BatchView.as_view(schema=None)),
+    re_path(
+        r"^papers/(?P<identifier>(?i:arxiv|doi):[\s\S]+)/$",
+        lookup_api.PaperAliasView.as_view(),
+        name="paper-alias",
     ),
     path("imports/", imports_api.ImportListView.as_view(), name="imports"),
     path("imports/<int:pk>/", imports_api.ImportDetailView.as_view(), name="import-detail"),

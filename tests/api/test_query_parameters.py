@@ -108,7 +108,7 @@ def test_parameters_for_view_matches_the_routed_actions(rf):
 
     view = PaperViewSet()
     view.action_map = {"get": "list", "post": "create"}
-    assert {"cursor", "fields", "search"} <= parameters_for_view(view, "GET")
+    assert {"cursor", "fields", "group_by", "search"} <= parameters_for_view(view, "GET")
     assert "fields" not in parameters_for_view(view, "POST")
     view.action_map = {"get": "retrieve", "put": "update"}
     assert "cursor" not in parameters_for_view(view, "GET")

@@ -1,0 +1,110 @@
+"""Issue 17: `group_by=` facets with counts and shares (and their basis) on papers and
+citations; the hub's summary is one such call."""
+
+import pytest
+
+from citations.models import Paper
+from tests.factories import CitationFactory, LayerFactory, PaperFactory
+from tests.helpers import ART_OF_SCALING
+
+pytestmark = pytest.mark.django_db
+
+
+def groups(response):
+    assert response.status_code == 200, response.content
+    return {group["value"]: group for group in response.json()["groups"]}
+
+
+def test_the_hub_summary_is_one_group_by_call(demo, anon):
+    hub = anon.get(f"/api/v1/papers/{ART_OF_SCALING}/citations/").json()["summary"]
+    for facet, bar in (("role", "roles"), ("polarity", "polarities")):
+        response = anon.get("/api/v1/citations/", {"cited": ART_OF_SCALING, "group_by": facet})
+        body = response.json()
+        assert body["group_by"] == facet
+        assert body["total"] == hub["total"]
+        found = groups(response)
+        for row in hub[bar]:
+            assert found[row["slug"]]["count"] == row["count"]
+            assert found[row["slug"]]["label"] == row["name"]
+        classified = sum(group["count"] for value, group in found.items() if value is not None)
+        unclassified = found.get(None, {"count": 0})["count"]
+        assert classified + unclassified == body["total"]
+        assert f"of the {body['total']} citations matching the filters" in body["basis"]
+        assert "null counts the citations not yet classified" in body["basis"]
+
+
+def test_shares_are_counts_over_the_stated_total(demo, anon):
+    body = anon.get("/api/v1/citations/", {"group_by": "role"}).json()
+    assert body["total"] == anon.get("/api/v1/citations/", {"page_size": 1}).json().get(
+        "count", body["total"]
+    )
+    for group in body["groups"]:
+        assert group["share"] == round(group["count"] / body["total"], 4)
+    assert sum(group["count"] for group in body["groups"]) == body["total"]
+    counts = [group["count"] for group in body["groups"]]
+    assert counts == sorted(counts, reverse=True)
+
+
+def test_filters_apply_before_grouping(demo, anon):
+    everything = groups(anon.get("/api/v1/papers/", {"group_by": "year"}))
+    narrowed = groups(anon.get("/api/v1/papers/", {"group_by": "year", "year": 2025}))
+    assert set(narrowed) == {2025}
+    assert narrowed[2025]["count"] == everything[2025]["count"]
+    assert narrowed[2025]["share"] == 1.0
+
+
+def test_papers_by_tag_count_each_tag_and_say_so(demo, anon):
+    body = anon.get("/api/v1/papers/", {"group_by": "tag"}).json()
+    assert body["total"] == Paper.objects.published().count()
+    assert "can add up to more than 1" in body["basis"]
+    grpo = {g["value"]: g for g in body["groups"]}["grpo"]
+    assert grpo["count"] == Paper.objects.published().filter(tags__slug="grpo").count()
+    untagged = Paper.objects.published().filter(tags__isnull=True).count()
+    assert {g["value"]: g for g in body["groups"]}.get(None, {"count": 0})["count"] == untagged
+
+
+def test_drafts_never_show_in_facets(demo, anon, editor_api):
+    draft_layer = LayerFactory(draft=True, slug="secret-layer")
+    draft_paper = PaperFactory(draft=True, publication_date="1901-01-01")
+    draft_paper.layers.add(draft_layer)
+    public_paper = PaperFactory(publication_date="1902-01-01")
+    public_paper.layers.add(draft_layer)
+    CitationFactory(cited_paper=public_paper, citing_paper=draft_paper)
+    public_layers = groups(anon.get("/api/v1/papers/", {"group_by": "layer"}))
+    assert "secret-layer" not in public_layers
+    public_years = groups(anon.get("/api/v1/papers/", {"group_by": "year"}))
+    assert 1901 not in public_years and public_years[1902]["count"] == 1
+    cited = groups(anon.get("/api/v1/citations/", {"group_by": "citing"}))
+    assert draft_paper.slug not in cited
+    editor_layers = groups(editor_api.get("/api/v1/papers/", {"group_by": "layer"}))
+    assert editor_layers["secret-layer"]["count"] == 2
+
+
+def test_a_bad_group_by_is_a_400_naming_the_choices(demo, anon):
+    response = anon.get("/api/v1/papers/", {"group_by": "colour"})
+    assert response.status_code == 400
+    message = response.json()["errors"]["group_by"][0]
+    assert "“colour”" in message and "year" in message and "tag" in message
+    # Only lists group: a detail does not read the parameter at all.
+    detail = anon.get(f"/api/v1/papers/{ART_OF_SCALING}/", {"group_by": "year"})
+    assert detail.status_code == 400
+    assert anon.get("/api/v1/layers/", {"group_by": "name"}).status_code == 400
+
+
+def test_group_by_costs_two_queries(demo, anon, django_assert_max_num_queries):
+    for url, facet in (("/api/v1/papers/", "layer"), ("/api/v1/citations/", "role")):
+        with django_assert_max_num_queries(3):
+            assert anon.get(url, {"group_by": facet}).status_code == 200
+
+
+def test_the_schema_documents_group_by_and_its_answer(anon):
+    schema = anon.get("/api/v1/schema/").json()
+    for path in ("/api/v1/papers/", "/api/v1/citations/"):
+        operation = schema["paths"][path]["get"]
+        parameter = {p["name"]: p for p in operation["parameters"]}["group_by"]
+        assert "role" in parameter["schema"]["enum"] or "year" in parameter["schema"]["enum"]
+        answer = operation["responses"]["200"]["content"]["application/json"]["schema"]
+        assert {"$ref": "#/components/schemas/Facets"} in answer["oneOf"]
+    assert "group_by" not in {
+        p["name"] for p in schema["paths"]["/api/v1/layers/"]["get"]["parameters"]
+    }
