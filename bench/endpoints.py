@@ -165,6 +165,13 @@ API = [
     Endpoint("api:paper-detail", "/api/v1/papers/{paper}/"),
     Endpoint("api:paper-by-arxiv", "/api/v1/papers/by-arxiv/{arxiv}/"),
     Endpoint("api:paper-by-doi", "/api/v1/papers/by-doi/{doi}/"),
+    Endpoint("api:paper-alias", "/api/v1/papers/arxiv:{arxiv}/"),  # a 302 to the paper
+    Endpoint("api:paper-list", "/api/v1/papers/?group_by=year"),
+    Endpoint("api:paper-list", "/api/v1/papers/?group_by=layer"),
+    Endpoint("api:paper-list", "/api/v1/papers/?fields=slug,title&page_size=100"),
+    Endpoint("api:citation-list", "/api/v1/citations/?cited={hub}&group_by=role"),
+    Endpoint("api:changelog", "/api/v1/changelog/"),
+    Endpoint("about-api", "/about/api/"),
     *variants(
         "api:paper-citations",
         "/api/v1/papers/{hub}/citations/",
@@ -278,4 +285,6 @@ EXCLUDED = {
     "with manage.py import_papers)",
     "api:import-detail": "an editor's import run: signed-in only, and a write when POSTed",
     "api:not-found": "the catch-all JSON 404 for addresses under /api/v1/ that do not exist",
+    "api:paper-batch": "POST only (a read of up to 500 papers by identifier): its cost is "
+    "pinned by a query-count test (tests/api/test_batch_and_aliases.py), not this GET load",
 }
