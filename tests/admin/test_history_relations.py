@@ -209,3 +209,20 @@ def test_saving_unchanged_records_no_published_at_change(editor_client):
     edit(editor_client, note)
     latest, previous = latest_two(note)
     assert "published_at" not in latest.diff_against(previous).changed_fields
+
+
+def test_an_api_edit_of_tags_and_layers_is_recorded_with_its_author(editor):
+    from tests.helpers import token_client
+
+    note = ResearchNoteFactory()
+    layer = LayerFactory(slug="rewards-layer")
+    response = token_client(editor).patch(
+        f"/api/v1/notes/{note.slug}/",
+        {"tags": ["api-tag"], "layers": ["rewards-layer"]},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    latest = latest_two(note)[0]
+    assert latest.history_user == editor
+    assert latest.related_snapshot["m2m"]["tags"] == ["api-tag"]
+    assert latest.related_snapshot["m2m"]["layers"] == [layer.pk]
