@@ -3,6 +3,7 @@ querysets out). Unknown values make the form invalid; views answer those with a 
 
 import django_filters
 from django import forms
+from django_filters.constants import EMPTY_VALUES
 
 from bottlenecks.models import Layer
 from rlscaling.caching import cached_by_generation
@@ -14,6 +15,7 @@ from .models import (
     Citation,
     CitationPolarity,
     CitationRole,
+    DatePrecision,
     Paper,
     provenance_q,
 )
@@ -22,9 +24,13 @@ SORT_CHOICES = [("newest", "Newest first"), ("oldest", "Oldest first"), ("releva
 
 
 class YearFilter(django_filters.NumberFilter):
-    """A whole year (`?year=2026`); anything else is a validation error, not a 500."""
+    """A whole year (`?year=2026`) of the papers whose date is known; anything else is a
+    validation error, not a 500."""
 
     field_class = forms.IntegerField
+
+    def filter(self, queryset, value):
+        return queryset if value in EMPTY_VALUES else queryset.published_in(value)
 
 
 def index_tag_choices():
@@ -80,6 +86,7 @@ class ResearchIndexFilter(django_filters.FilterSet):
     def publication_years(self):
         dates = (
             self.queryset.prefetch_related(None)
+            .exclude(date_precision=DatePrecision.UNKNOWN)
             .order_by()
             .dates("publication_date", "year", order="DESC")
         )

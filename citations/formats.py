@@ -44,8 +44,8 @@ def scholarly_article(paper, citation_summary=None):
     }
     if citation_summary is not None and citation_summary.total:
         data["description"] = f"{paper.summary} {citation_summary.headline}".strip()
-    if paper.publication_date:
-        data["datePublished"] = paper.publication_date.isoformat()
+    if paper.publication_date_iso:
+        data["datePublished"] = paper.publication_date_iso
     if paper.institution:
         data["sourceOrganization"] = {"@type": "Organization", "name": paper.institution}
     return {key: value for key, value in data.items() if value not in ("", [], None)}
@@ -162,14 +162,15 @@ def compute_cite_key_suffixes():
     """{paper id: suffix} for every paper whose base key another paper also has. Every paper
     counts, drafts too, so that publishing one never renames a published paper's key; within a
     key the oldest row keeps it bare and later ones add b, c, ... in creation order."""
-    from .models import Paper
+    from .models import DatePrecision, Paper
 
     rows = Paper.objects.annotate(first_author=first_author_names()).values_list(
-        "pk", "first_author", "byline", "institution", "publication_date", "title"
+        "pk", "first_author", "byline", "institution", "publication_date", "date_precision", "title"
     )
     by_key = {}
-    for pk, author, byline, institution, date, title in rows.order_by("pk"):
-        key = base_cite_key(author, byline or institution, date.year if date else "", title)
+    for pk, author, byline, institution, date, precision, title in rows.order_by("pk"):
+        year = date.year if date and precision != DatePrecision.UNKNOWN else ""
+        key = base_cite_key(author, byline or institution, year, title)
         by_key.setdefault(key, []).append(pk)
     suffixes = {}
     for key, pks in by_key.items():
@@ -191,7 +192,7 @@ def cite_key_suffixes():
 def cite_key(paper, suffixes=None):
     """The paper's cite key, the same in every export and unique across the site."""
     names = paper.author_names
-    year = paper.publication_date.year if paper.publication_date else ""
+    year = paper.known_publication_date.year if paper.known_publication_date else ""
     base = base_cite_key(
         names[0] if names else "", paper.byline or paper.institution, year, paper.title
     )
@@ -237,7 +238,7 @@ def bibtex_fields(paper):
         author = "{" + bibtex_escape(paper.byline or paper.institution) + "}"
     else:
         author = ""
-    date = paper.publication_date
+    parts = paper.publication_date_parts
     venue = bibtex_escape(paper.venue)
     return [
         ("title", "{" + bibtex_escape(paper.title) + "}"),
@@ -248,8 +249,8 @@ def bibtex_fields(paper):
             "institution",
             bibtex_escape(paper.institution or paper.byline) if kind == "report" else "",
         ),
-        ("year", str(date.year) if date else ""),
-        ("month", date.strftime("%b").lower() if date else ""),
+        ("year", str(parts[0]) if parts else ""),
+        ("month", paper.publication_date.strftime("%b").lower() if len(parts) > 1 else ""),
         ("eprint", paper.arxiv_id),
         ("archivePrefix", "arXiv" if paper.arxiv_id else ""),
         ("primaryClass", bibtex_escape(paper.arxiv_category) if paper.arxiv_id else ""),
@@ -309,13 +310,13 @@ def csl_item(paper, suffixes=None):
     authors = [csl_name(name) for name in names]
     if not authors and (paper.byline or paper.institution):
         authors = [{"literal": paper.byline or paper.institution}]
-    date = paper.publication_date
+    parts = paper.publication_date_parts
     item = {
         "id": cite_key(paper, suffixes),
         "type": CSL_TYPES[kind],
         "title": paper.title,
         "author": authors,
-        "issued": {"date-parts": [[date.year, date.month, date.day]]} if date else None,
+        "issued": {"date-parts": [parts]} if parts else None,
         "container-title": paper.venue if kind in ("article", "conference") else "",
         "publisher": (paper.institution or paper.byline) if kind == "report" else "",
         "DOI": paper.doi,
@@ -350,14 +351,14 @@ def ris_record(paper, suffixes=None):
     authors = [name_parts(name).merge_last_name_first for name in names]
     if not authors and (paper.byline or paper.institution):
         authors = [paper.byline or paper.institution]
-    date = paper.publication_date
+    parts = paper.publication_date_parts
     record = {
         "type_of_reference": RIS_TYPES[kind],
         "id": cite_key(paper, suffixes),
         "title": paper.title,
         "authors": authors,
-        "year": str(date.year) if date else "",
-        "date": date.strftime("%Y/%m/%d") if date else "",
+        "year": str(parts[0]) if parts else "",
+        "date": "/".join(f"{part:02d}" for part in parts) if parts else "",
         "secondary_title": paper.venue if kind in ("article", "conference") else "",
         "publisher": (paper.institution or paper.byline) if kind == "report" else "",
         "doi": paper.doi,

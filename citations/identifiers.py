@@ -52,6 +52,19 @@ def normalise_arxiv_id(value):
     return f"{archive}/{match.group('number')}"
 
 
+ARXIV_VERSION = re.compile(r"v(?P<version>\d+)(?:\.pdf)?$", re.IGNORECASE)
+
+
+def arxiv_versions_named(value):
+    """The versions a typed arXiv id implies: `2510.13786v3` -> ["v1", "v2", "v3"] (a version
+    exists only after the ones before it); [] without a version suffix or for a non-id."""
+    value = value.strip() if isinstance(value, str) else ""
+    match = ARXIV_VERSION.search(value)
+    if not match or not ARXIV_ID.match(_strip_prefix(value, ARXIV_PREFIXES).removesuffix(".pdf")):
+        return []
+    return [f"v{n}" for n in range(1, min(int(match.group("version")), 99) + 1)]
+
+
 def normalise_doi(value):
     """The DOI without a resolver prefix, in lower case: DOIs are case-insensitive (DOI
     Handbook 2.4), so one spelling each makes the unique constraint and lookups exact."""

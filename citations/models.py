@@ -3,7 +3,7 @@ from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connection, models
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Value
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -12,7 +12,7 @@ from taggit.managers import TaggableManager
 
 from rlscaling.publishing import Publishable, PublishableQuerySet, published_q
 
-from .identifiers import ArxivIdField, DoiField, arxiv_id_from_doi
+from .identifiers import ArxivIdField, DoiField, arxiv_id_from_doi, arxiv_versions_named
 
 IDENTIFIER_FIELDS = ("arxiv_id", "doi")
 
@@ -91,7 +91,21 @@ class PublicationType(models.TextChoices):
     OTHER = "other", "Other (blog post, release note, ...)"
 
 
+class DatePrecision(models.TextChoices):
+    DAY = "day", "Day"
+    MONTH = "month", "Month"
+    YEAR = "year", "Year"
+    UNKNOWN = "unknown", "Unknown: the date only keeps the editor's order"
+
+
 class PaperQuerySet(PublishableQuerySet):
+    def published_in(self, year):
+        """Papers whose publication year is a fact and is `year` (an unknown date's placeholder
+        only orders the lists)."""
+        return self.filter(publication_date__year=year).exclude(
+            date_precision=DatePrecision.UNKNOWN
+        )
+
     def newest_first(self):
         return self.order_by(*NEWEST_FIRST)
 
@@ -181,6 +195,15 @@ class Paper(Publishable):
     authors = models.ManyToManyField(Author, through="Authorship", related_name="papers")
     institution = models.CharField(max_length=200, blank=True)
     publication_date = models.DateField(null=True, blank=True, db_index=True)
+    date_precision = models.CharField(
+        "date known to the",
+        max_length=10,
+        choices=DatePrecision.choices,
+        default=DatePrecision.DAY,
+        db_default=DatePrecision.DAY,
+        help_text="How much of the publication date is a fact. “Unknown” shows no date anywhere "
+        "(pages, exports, API); the date then only places the paper in the lists.",
+    )
     arxiv_id = ArxivIdField(
         "arXiv id",
         max_length=32,
@@ -192,6 +215,13 @@ class Paper(Publishable):
         max_length=200,
         blank=True,
         help_text="e.g. 10.48550/arXiv.2510.13786; stored in lower case, without resolver URL.",
+    )
+    arxiv_versions = models.JSONField(
+        "arXiv versions",
+        default=list,
+        blank=True,
+        db_default=Value([], output_field=models.JSONField()),
+        help_text="The versions seen, e.g. v1, v2; typing a versioned id above adds its own.",
     )
     url = models.URLField("URL", max_length=500, blank=True)
     # What kind of publication and where: the exports' entry types (@article, @inproceedings,
@@ -271,9 +301,47 @@ class Paper(Publishable):
     def get_absolute_url(self):
         return reverse("citations:paper-detail", kwargs={"slug": self.slug})
 
+    @property
+    def known_publication_date(self):
+        """The publication date where it is a fact, else None: what every output shows."""
+        if self.date_precision == DatePrecision.UNKNOWN:
+            return None
+        return self.publication_date
+
+    @property
+    def publication_date_parts(self):
+        """[year, month, day] cut to what is known (CSL's date-parts); [] when unknown."""
+        date = self.known_publication_date
+        if date is None:
+            return []
+        parts = [date.year, date.month, date.day]
+        return parts[: {DatePrecision.YEAR: 1, DatePrecision.MONTH: 2}.get(self.date_precision, 3)]
+
+    @property
+    def publication_date_iso(self):
+        """The known part of the date in ISO 8601: 2025-03-18, 2025-03 or 2025; '' if unknown."""
+        return "-".join(f"{part:02d}" for part in self.publication_date_parts)
+
+    @property
+    def publication_date_display(self):
+        """The known part of the date for readers: 18 Mar 2025, Mar 2025 or 2025."""
+        parts = self.publication_date_parts
+        formats = {1: "Y", 2: "M Y", 3: "M j, Y"}
+        return date_format(self.publication_date, formats[len(parts)]) if parts else ""
+
     def clean(self):
         super().clean()
         self.check_identifiers()
+
+    def clean_fields(self, exclude=None):
+        # Before the field drops the version suffix of what was typed (2510.13786v2).
+        if not exclude or "arxiv_id" not in exclude:
+            self.add_arxiv_versions(arxiv_versions_named(self.arxiv_id))
+        super().clean_fields(exclude=exclude)
+
+    def add_arxiv_versions(self, versions):
+        known = set(self.arxiv_versions or [])
+        self.arxiv_versions = sorted(known | set(versions), key=lambda v: int(v[1:]))
 
     def clean_identifiers(self):
         """Normalise and check `arxiv_id` and `doi` alone (what `full_clean()` does for them),

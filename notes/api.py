@@ -58,6 +58,11 @@ class ResearchNoteSerializer(VersionedModelSerializer):
 
 class CommunityPostSerializer(VersionedModelSerializer):
     api_url = ApiUrlField("api:communitypost-detail")
+    url_opens_search = serializers.BooleanField(
+        source="links_to_search",
+        read_only=True,
+        help_text="`url` opens a search on the source for the post, not the post itself.",
+    )
 
     class Meta:
         model = CommunityPost
@@ -68,6 +73,7 @@ class CommunityPostSerializer(VersionedModelSerializer):
             "author",
             "source",
             "url",
+            "url_opens_search",
             "summary",
             "year",
             "order",

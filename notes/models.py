@@ -1,3 +1,5 @@
+from urllib.parse import parse_qs, urlsplit
+
 from django.db import models
 from django.urls import reverse
 from simple_history.models import HistoricalRecords
@@ -85,6 +87,14 @@ class CommunityPost(Publishable):
 
     class Meta(Publishable.Meta):
         ordering = ["order", "-published_at"]
+
+    @property
+    def links_to_search(self):
+        """Whether `url` opens a search on the source rather than the post itself (the seeds
+        give no post addresses): the link then says so."""
+        parts = urlsplit(self.url)
+        query = parse_qs(parts.query)
+        return parts.path.rstrip("/").endswith("/search") or bool({"q", "query"} & query.keys())
 
     def __str__(self):
         return self.title

@@ -215,6 +215,7 @@ class DemoLoader:
                 "abstract": row.get("abstract", ""),
                 "summary": row.get("summary", ""),
                 "publication_date": row.get("publication_date"),
+                "date_precision": row.get("date_precision", "day"),
                 "is_canonical_reference": row.get("is_canonical_reference", False),
                 "in_research_index": row.get("in_research_index", False),
             }

@@ -22,7 +22,9 @@ from rlscaling.api.filters import (
 class PaperFilterSet(PublishableFilterSet):
     tag = django_filters.CharFilter(field_name="tags__slug", help_text="A tag slug, e.g. `grpo`.")
     layer = slug_choice(Layer, field_name="layers", help_text="A layer slug, e.g. `rollouts`.")
-    year = YearFilter(field_name="publication_date", help_text="Publication year.")
+    year = YearFilter(
+        method="filter_year", help_text="Publication year (papers whose date is known)."
+    )
     publication_date = django_filters.DateFromToRangeFilter(
         help_text="Publication date range: `publication_date_after`, `publication_date_before`."
     )
@@ -48,6 +50,9 @@ class PaperFilterSet(PublishableFilterSet):
     class Meta:
         model = Paper
         fields = []
+
+    def filter_year(self, queryset, name, value):
+        return queryset.published_in(value)
 
     def filter_arxiv_id(self, queryset, name, value):
         return queryset.filter(arxiv_id=normalise_arxiv_id(value))

@@ -1,3 +1,5 @@
+import re
+
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.text import slugify
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
@@ -6,6 +8,7 @@ from rest_framework.exceptions import ValidationError
 from taggit.models import Tag
 
 from bottlenecks.models import Layer
+from citations.identifiers import arxiv_versions_named
 from citations.models import (
     Author,
     Authorship,
@@ -68,7 +71,9 @@ class PaperSerializer(VersionedModelSerializer):
             "authors",
             "institution",
             "publication_date",
+            "date_precision",
             "arxiv_id",
+            "arxiv_versions",
             "arxiv_url",
             "doi",
             "doi_url",
@@ -129,6 +134,17 @@ class PaperSerializer(VersionedModelSerializer):
     def validate_arxiv_id(self, value):
         return self._normal_form("arxiv_id", value)
 
+    def validate_arxiv_versions(self, versions):
+        if not all(isinstance(v, str) and re.fullmatch(r"v[1-9]\d{0,2}", v) for v in versions):
+            raise ValidationError('A list of versions such as ["v1", "v2"].')
+        return versions
+
+    def to_representation(self, paper):
+        data = super().to_representation(paper)
+        if "publication_date" in data and paper.known_publication_date is None:
+            data["publication_date"] = None  # a placeholder that only orders the lists
+        return data
+
     def validate_doi(self, value):
         return self._normal_form("doi", value)
 
@@ -154,6 +170,13 @@ class PaperSerializer(VersionedModelSerializer):
             paper.clean_identifiers()
         except DjangoValidationError as error:
             raise ValidationError(error.message_dict) from None
+        typed_versions = arxiv_versions_named(self.initial_data.get("arxiv_id"))
+        if typed_versions:  # `2510.13786v2` adds v1 and v2 to the versions seen
+            paper.arxiv_versions = attrs.get(
+                "arxiv_versions", getattr(current, "arxiv_versions", None) or []
+            )
+            paper.add_arxiv_versions(typed_versions)
+            attrs["arxiv_versions"] = paper.arxiv_versions
         return {**attrs, "arxiv_id": paper.arxiv_id, "doi": paper.doi}
 
     def save_many_to_many(self, paper, values):

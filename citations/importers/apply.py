@@ -134,6 +134,7 @@ def create_paper(record, status):
         venue=record.venue[:300],
         publication_type=record.publication_type,
         arxiv_category=record.arxiv_category[:40],
+        arxiv_versions=list(record.arxiv_versions),
         abstract=record.abstract,
         in_research_index=record.in_research_index,
         status=status,

@@ -181,6 +181,9 @@ def changes_for(paper, record):
         value = getattr(record, field)
         if value and not getattr(paper, field):
             changes[field] = value
+    versions = sorted(set(paper.arxiv_versions or []) | set(record.arxiv_versions), key=len)
+    if set(versions) != set(paper.arxiv_versions or []):
+        changes["arxiv_versions"] = sorted(versions, key=lambda v: int(v[1:]))
     current = paper.author_names
     if record.authors and fuller_author_list(record.authors, current):
         changes["authors"] = list(record.authors)
