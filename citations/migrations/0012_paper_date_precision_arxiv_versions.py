@@ -6,6 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
+        ('citations', '0010_unpublish_at'),
         ('citations', '0011_citation_provenance'),
     ]
 
