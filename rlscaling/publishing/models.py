@@ -184,9 +184,8 @@ class Publishable(models.Model):
         # Whole seconds: a time with microseconds would differ from the one a form posts back
         # (which has none), and every save would record a phantom "Published at" change.
         for name in ("published_at", "unpublish_at"):
-            value = getattr(self, name)
-            if value is not None and value.microsecond:
-                setattr(self, name, value.replace(microsecond=0))
+            value = self._meta.get_field(name).to_python(getattr(self, name))  # "2026-01-02"
+            setattr(self, name, value.replace(microsecond=0) if value is not None else None)
         if self.pk is not None and not self._state.adding:
             self.version += 1
         super().save(*args, **kwargs)
