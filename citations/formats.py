@@ -15,16 +15,87 @@ from django.conf import settings
 from django.db.models import OuterRef, Subquery
 from django.utils.text import slugify
 
+CITO = "http://purl.org/spar/cito/"
+# Our citation roles and polarities as CiTO (Citation Typing Ontology) characterisations; the
+# table is published on /about/data/. A role or polarity editors add later maps to cito:cites
+# until it is listed here.
+CITO_ROLES = {
+    "background": "cito:obtainsBackgroundFrom",
+    "method": "cito:usesMethodIn",
+    "comparison": "cito:usesConclusionsFrom",
+    "extension": "cito:extends",
+}
+CITO_POLARITIES = {
+    "supporting": "cito:supports",
+    "contrasting": "cito:disputes",
+    "neutral": "cito:citesForInformation",
+}
+CITO_FALLBACK = "cito:cites"
+# The most edges each way one JSON-LD document carries (a hub can have tens of thousands of
+# citing papers): the newest ones. The whole graph is in the public dump.
+JSON_LD_CITATION_LIMIT = 200
 
-def scholarly_article(paper, citation_summary=None):
-    """schema.org ScholarlyArticle data for the hub's JSON-LD block. With the paper's
-    `citation_summary`, the description ends with its figures, each with its basis."""
-    url = f"{settings.SITE_URL}{paper.get_absolute_url()}"
+
+def cito_terms(edge):
+    """The CiTO characterisations of one edge: its role's and its polarity's (cito:cites when
+    neither is known or mapped)."""
+    terms = [
+        table.get(term.slug)
+        for table, term in ((CITO_ROLES, edge.role), (CITO_POLARITIES, edge.polarity))
+        if term is not None
+    ]
+    return [term for term in terms if term] or [CITO_FALLBACK]
+
+
+def paper_url(paper):
+    return f"{settings.SITE_URL}{paper.get_absolute_url()}"
+
+
+def json_ld_citation(edge):
+    """One edge as a CiTO citation: who cites whom, how, and the two papers' titles."""
+    citing, cited = edge.citing_paper, edge.cited_paper
+    data = {
+        "@type": "cito:Citation",
+        "cito:hasCitingEntity": {"@id": paper_url(citing), "name": citing.title},
+        "cito:hasCitedEntity": {"@id": paper_url(cited), "name": cited.title},
+        "cito:hasCitationCharacterization": [{"@id": term} for term in cito_terms(edge)],
+    }
+    return data
+
+
+def typed_citations(paper):
+    """The JSON-LD of the paper's public edges both ways: `citation` (one cito:Citation per
+    edge), the CiTO properties from this paper to the papers it cites, and the reverse ones
+    from its citing papers (`@reverse`)."""
+    made = list(
+        paper.public_citations_made()
+        .select_related("citing_paper", "cited_paper", "role", "polarity")
+        .newest_first("cited_paper")[:JSON_LD_CITATION_LIMIT]
+    )
+    received = list(paper.citing_citations().select_related("cited_paper")[:JSON_LD_CITATION_LIMIT])
+    forward, reverse = {}, {}
+    for edge in made:
+        for term in cito_terms(edge):
+            forward.setdefault(term, []).append({"@id": paper_url(edge.cited_paper)})
+    for edge in received:
+        for term in cito_terms(edge):
+            reverse.setdefault(term, []).append({"@id": paper_url(edge.citing_paper)})
+    data = {"citation": [json_ld_citation(edge) for edge in made + received], **forward}
+    if reverse:
+        data["@reverse"] = reverse
+    return data
+
+
+def scholarly_article(paper, citation_summary=None, with_citations=True):
+    """schema.org ScholarlyArticle data for the hub's JSON-LD block, with its typed citations
+    in CiTO terms. With the paper's `citation_summary`, the description ends with its figures,
+    each with its basis."""
+    url = paper_url(paper)
     authors = [{"@type": "Person", "name": name} for name in paper.author_names]
     if not authors and paper.byline:
         authors = [{"@type": "Organization", "name": paper.byline}]
     data = {
-        "@context": "https://schema.org",
+        "@context": ["https://schema.org", {"cito": CITO}],
         "@type": "ScholarlyArticle",
         "@id": url,
         "url": url,
@@ -35,6 +106,7 @@ def scholarly_article(paper, citation_summary=None):
         "description": paper.summary,
         "abstract": paper.abstract,
         "keywords": [tag.name for tag in paper.tags.all()],
+        "isPartOf": {"@type": "Periodical", "name": paper.venue} if paper.venue else None,
         "sameAs": [link for link in (paper.arxiv_url, paper.doi_url, paper.url) if link],
         "identifier": [
             {"@type": "PropertyValue", "propertyID": scheme, "value": value}
@@ -48,6 +120,8 @@ def scholarly_article(paper, citation_summary=None):
         data["datePublished"] = paper.publication_date_iso
     if paper.institution:
         data["sourceOrganization"] = {"@type": "Organization", "name": paper.institution}
+    if with_citations:
+        data.update(typed_citations(paper))
     return {key: value for key, value in data.items() if value not in ("", [], None)}
 
 

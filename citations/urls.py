@@ -1,13 +1,65 @@
-from django.urls import path
+from django.urls import path, register_converter
 
-from . import views
+from . import exports, views
 from .identity import redirect_old_slugs
+
+
+class ExportExtension:
+    regex = "bib|json|ris"
+
+    def to_python(self, value):
+        return value
+
+    def to_url(self, value):
+        return value
+
+
+register_converter(ExportExtension, "export")
 
 app_name = "citations"
 
 urlpatterns = [
     path("research/", views.research_index, name="research-index"),
+    path("research/papers.<export:extension>", exports.research_export, name="research-export"),
     # A renamed or merged paper's old slug answers 301 to its current address.
-    path("papers/<slug:slug>/", redirect_old_slugs(views.paper_detail), name="paper-detail"),
-    path("papers/<slug:slug>.bib", redirect_old_slugs(views.paper_bibtex), name="paper-bibtex"),
+    path(
+        "papers/<slug:slug>/",
+        redirect_old_slugs(exports.negotiated(views.paper_detail)),
+        name="paper-detail",
+    ),
+    path(
+        "papers/<slug:slug>.bib",
+        redirect_old_slugs(exports.paper_export),
+        {"extension": "bib"},
+        name="paper-bibtex",
+    ),
+    path(
+        "papers/<slug:slug>.json",
+        redirect_old_slugs(exports.paper_export),
+        {"extension": "json"},
+        name="paper-csl",
+    ),
+    path(
+        "papers/<slug:slug>.ris",
+        redirect_old_slugs(exports.paper_export),
+        {"extension": "ris"},
+        name="paper-ris",
+    ),
+    path(
+        "papers/<slug:slug>.jsonld",
+        redirect_old_slugs(exports.paper_export),
+        {"extension": "jsonld"},
+        name="paper-jsonld",
+    ),
+    path(
+        "papers/<slug:slug>/citing.<export:extension>",
+        redirect_old_slugs(exports.hub_export),
+        name="hub-export",
+    ),
+    path("tags/<slug:slug>/papers.<export:extension>", exports.tag_export, name="tag-export"),
+    path(
+        "bottlenecks/<slug:slug>/papers.<export:extension>",
+        exports.layer_export,
+        name="layer-export",
+    ),
 ]

@@ -1,7 +1,6 @@
 """The research index, paper hubs (with the citing-papers explorer) and BibTeX downloads."""
 
 from django.db.models import Prefetch
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
@@ -12,7 +11,7 @@ from rlscaling.pagination import paginate
 from rlscaling.publishing.preview import render_item
 
 from .filters import CitingPaperFilter, ResearchIndexFilter
-from .formats import bibtex_entry, scholarly_article
+from .formats import scholarly_article
 from .models import Paper
 
 INDEX_PAGE_SIZE = 20
@@ -87,13 +86,3 @@ def paper_detail(request, slug):
         request, explorer.qs, EXPLORER_PAGE_SIZE, count=explorer.known_count(summary)
     )
     return render_item(request, "citations/paper_detail.html", context, paper)
-
-
-@reads_query()
-@require_safe
-def paper_bibtex(request, slug):
-    """The paper as a BibTeX entry, downloaded as <slug>.bib."""
-    paper = get_object_or_404(Paper.objects.visible_to(request.user).with_authors(), slug=slug)
-    response = HttpResponse(bibtex_entry(paper), content_type="application/x-bibtex; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{paper.slug}.bib"'
-    return response

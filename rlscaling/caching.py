@@ -253,12 +253,25 @@ def is_normal_query(request, query):
     return urlencode(sorted(parse_qsl(raw, keep_blank_values=True))) == query
 
 
+def accept_variant(request):
+    """What the key holds of the Accept header: all of it under /api/; for a page that
+    negotiates its representation (`accept_variant` on the view, e.g. a paper's URL), the
+    representation it chooses (browsers send many spellings of "HTML"); "" elsewhere."""
+    if request.path.startswith("/api/"):
+        return request.headers.get("Accept", "")
+    try:
+        choose = getattr(resolve(request.path_info).func, "accept_variant", None)
+    except Resolver404:
+        return ""
+    return choose(request) if choose else ""
+
+
 def cache_key(request, generation, query=None):
     if query is None:
         query = urlencode(sorted(parse_qsl(request.META.get("QUERY_STRING", ""), True)))
     parts = [request.scheme, request.get_host(), request.path, query]
-    if request.path.startswith("/api/"):
-        parts.append(request.headers.get("Accept", ""))
+    if variant := accept_variant(request):
+        parts.append(variant)
     digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()
     return f"{KEY_PREFIX}:{generation}:{digest}"
 
@@ -296,6 +309,14 @@ def is_cacheable_response(request, response):
         and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
         and not any(directive in cache_control for directive in UNCACHEABLE_DIRECTIVES)
     )
+
+
+def keys_its_variants(request, response):
+    """An answer that varies by Accept is stored only when the key holds the Accept variant:
+    else a browser's cached HTML would answer a client asking for BibTeX."""
+    varies = {name.strip().lower() for name in response.get("Vary", "").split(",")}
+    keyed = request.path.startswith("/api/") or bool(accept_variant(request))
+    return "accept" not in varies or keyed
 
 
 def freeze(response):
@@ -364,7 +385,7 @@ class PageCacheMiddleware:
         if entry is not None and api_throttles_allow(request):
             return thaw(request, entry)
         response = self.get_response(request)
-        if is_cacheable_response(request, response):
+        if is_cacheable_response(request, response) and keys_its_variants(request, response):
             try:
                 if is_normal_query(request, query) and may_store(request):
                     cache.set(key, freeze(response), page_cache_seconds())

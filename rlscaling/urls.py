@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.contrib.sitemaps import views as sitemaps_views
 from django.urls import include, path
 
-from . import browse, health, views
+from . import browse, health, open_data, views
 from .api import changelog as api_changelog
 from .caching import reads_query
 from .feeds import LatestFeed, NoteListFeed, PaperListFeed
@@ -27,6 +27,7 @@ urlpatterns = [
     path("tags/<slug:slug>/", views.tag_detail, name="tag-detail"),
     path("search/", include("search.urls")),
     path("feeds/latest.atom", reads_query()(LatestFeed()), name="feed-latest"),
+    path("about/data/", open_data.about_data, name="about-data"),
     # An index of per-section sitemaps, so a large corpus pages past the 50,000-URL limit.
     path("sitemap.xml", sitemap_index, name="sitemap"),
     path(

@@ -23,3 +23,23 @@ def json_ld(context, data):
         '<script type="application/ld+json">{}</script>',
         mark_safe(payload.translate(JSON_SCRIPT_ESCAPES)),  # noqa: S308 - escaped above
     )
+
+
+@register.inclusion_tag("includes/export_links.html", takes_context=True)
+def export_links(context, url_name, label="Download", keep_query=False, **kwargs):
+    """Download links in every export format (citations/exports.py) for a list page; with
+    `keep_query`, the page's filters (not its page number) go along, so the file holds what
+    the page lists."""
+    from citations.exports import download_links
+
+    query = ""
+    request = context.get("request")
+    if keep_query and request is not None:
+        params = request.GET.copy()
+        params.pop("page", None)
+        query = params.urlencode()
+    links = [
+        (name, f"{url}?{query}" if query else url)
+        for name, url in download_links(url_name, **kwargs)
+    ]
+    return {"label": label, "links": links}

@@ -1,0 +1,210 @@
+"""Downloads of papers in the formats reference managers read (BibTeX, CSL-JSON, RIS), for one
+paper, a hub's citing papers (the explorer's filters), a tag, a layer and a research-index
+search; and content negotiation on a paper's own URL (`negotiated`)."""
+
+import dataclasses
+import json
+
+from django.db.models import Prefetch
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_safe
+
+from bottlenecks.models import Layer
+from rlscaling.caching import reads_query
+from rlscaling.tags import public_tags
+
+from .filters import CitingPaperFilter, ResearchIndexFilter
+from .formats import bibtex_entries, csl_items, ris_records, scholarly_article
+from .models import Authorship, Paper
+
+# The most papers one download holds (a hub can have tens of thousands of citing papers); the
+# whole corpus is in the public dump (/data/).
+EXPORT_LIMIT = 5000
+
+
+@dataclasses.dataclass(frozen=True)
+class ExportFormat:
+    extension: str
+    media_type: str
+    label: str
+    render: object  # papers (authors prefetched) -> str
+
+    def response(self, papers, filename):
+        body = self.render(papers)
+        response = HttpResponse(body, content_type=f"{self.media_type}; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{filename}.{self.extension}"'
+        return response
+
+
+def csl_json(papers):
+    return json.dumps(csl_items(papers), ensure_ascii=False, indent=2) + "\n"
+
+
+EXPORT_FORMATS = {
+    "bib": ExportFormat("bib", "application/x-bibtex", "BibTeX", bibtex_entries),
+    "json": ExportFormat("json", "application/vnd.citationstyles.csl+json", "CSL-JSON", csl_json),
+    "ris": ExportFormat("ris", "application/x-research-info-systems", "RIS", ris_records),
+}
+JSON_LD = "application/ld+json"
+HTML = "text/html"
+# What a paper's URL answers, by Accept; HTML first, so `*/*` and browsers get the page.
+PAPER_MEDIA_TYPES = [HTML, JSON_LD, *(fmt.media_type for fmt in EXPORT_FORMATS.values())]
+
+
+def export_format(extension):
+    try:
+        return EXPORT_FORMATS[extension]
+    except KeyError:
+        raise Http404("No such export format.") from None
+
+
+def with_authors(papers):
+    return papers.with_authors()[:EXPORT_LIMIT]
+
+
+def visible_paper(request, slug):
+    return get_object_or_404(Paper.objects.visible_to(request.user).with_authors(), slug=slug)
+
+
+def paper_representation(request, paper, media_type):
+    if media_type == JSON_LD:
+        response = JsonResponse(
+            scholarly_article(paper, with_citations=True),
+            content_type=f"{JSON_LD}; charset=utf-8",
+            json_dumps_params={"ensure_ascii": False, "indent": 2},
+        )
+        return response
+    fmt = next(fmt for fmt in EXPORT_FORMATS.values() if fmt.media_type == media_type)
+    return fmt.response([paper], paper.slug)
+
+
+# -- one paper --------------------------------------------------------------------------------
+
+
+@reads_query()
+@require_safe
+def paper_export(request, slug, extension):
+    """/papers/<slug>.bib, .json (CSL-JSON), .ris and .jsonld."""
+    paper = visible_paper(request, slug)
+    if extension == "jsonld":
+        return paper_representation(request, paper, JSON_LD)
+    return export_format(extension).response([paper], paper.slug)
+
+
+def preferred_media_type(request):
+    """The type of PAPER_MEDIA_TYPES the Accept header prefers (an empty header accepts
+    anything), or None when it accepts none of them."""
+    if not request.headers.get("Accept", "").strip():
+        return HTML
+    preferred = request.get_preferred_type(PAPER_MEDIA_TYPES)
+    return str(preferred) if preferred else None
+
+
+def accept_variant(request):
+    """The page cache's key for the representation (rlscaling/caching.py)."""
+    return preferred_media_type(request) or "not-acceptable"
+
+
+def negotiated(html_view):
+    """A paper's URL in every format by the Accept header: the hub page for browsers and `*/*`,
+    JSON-LD, CSL-JSON, BibTeX or RIS for clients that ask, 406 for anything else; each answer
+    says it varies by Accept."""
+    import functools
+
+    @functools.wraps(html_view)
+    def view(request, slug, **kwargs):
+        media_type = preferred_media_type(request)
+        if media_type is None:
+            alternatives = "\n".join(PAPER_MEDIA_TYPES)
+            response = HttpResponse(
+                f"Not acceptable. This URL answers in:\n{alternatives}\n",
+                status=406,
+                content_type="text/plain; charset=utf-8",
+            )
+        elif media_type == HTML:
+            response = html_view(request, slug=slug, **kwargs)
+        elif request.method not in ("GET", "HEAD"):
+            response = html_view(request, slug=slug, **kwargs)  # its 405
+        else:
+            response = paper_representation(request, visible_paper(request, slug), media_type)
+        patch_vary_headers(response, ["Accept"])
+        return response
+
+    view.accept_variant = accept_variant
+    return view
+
+
+# -- lists of papers --------------------------------------------------------------------------
+
+
+def citing_papers_queryset(paper, citations):
+    """The citing papers of the explorer's edges, in its order, authors prefetched."""
+    edges = citations.prefetch_related(
+        Prefetch(
+            "citing_paper__authorships",
+            queryset=Authorship.objects.select_related("author"),
+        )
+    )[:EXPORT_LIMIT]
+    return [edge.citing_paper for edge in edges]
+
+
+@reads_query(CitingPaperFilter)
+@require_safe
+def hub_export(request, slug, extension):
+    """A hub's citing papers as the explorer lists them (`?role=`, `?polarity=`, ...)."""
+    fmt = export_format(extension)
+    paper = get_object_or_404(Paper.objects.visible_to(request.user), slug=slug)
+    explorer = CitingPaperFilter(request.GET or None, queryset=paper.citing_citations())
+    if explorer.is_bound and not explorer.is_valid():
+        return HttpResponse(
+            f"Bad filter: {explorer.errors.as_text()}\n",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
+    return fmt.response(citing_papers_queryset(paper, explorer.qs), f"{paper.slug}-citing")
+
+
+@reads_query()
+@require_safe
+def tag_export(request, slug, extension):
+    fmt = export_format(extension)
+    tag = get_object_or_404(public_tags(), slug=slug)
+    papers = Paper.objects.published().filter(tags=tag).newest_first()
+    return fmt.response(with_authors(papers), f"tag-{tag.slug}")
+
+
+@reads_query()
+@require_safe
+def layer_export(request, slug, extension):
+    fmt = export_format(extension)
+    layer = get_object_or_404(Layer.objects.visible_to(request.user), slug=slug)
+    papers = Paper.objects.published().filter(layers=layer).newest_first()
+    return fmt.response(with_authors(papers), f"layer-{layer.slug}")
+
+
+@reads_query(ResearchIndexFilter)
+@require_safe
+def research_export(request, extension):
+    """The research index as searched and filtered (`?q=`, `?tag=`, `?year=`, ...)."""
+    fmt = export_format(extension)
+    filterset = ResearchIndexFilter(
+        request.GET or None, queryset=Paper.objects.in_research_index(), request=request
+    )
+    if filterset.is_bound and not filterset.is_valid():
+        return HttpResponse(
+            f"Bad filter: {filterset.errors.as_text()}\n",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
+    return fmt.response(with_authors(filterset.qs), "research")
+
+
+def download_links(url_name, **kwargs):
+    """(label, URL) of every export format for one of the list exports above, for templates."""
+    return [
+        (fmt.label, reverse(url_name, kwargs={**kwargs, "extension": fmt.extension}))
+        for fmt in EXPORT_FORMATS.values()
+    ]

@@ -1,0 +1,40 @@
+"""The open-data pages: /about/data/ (formats, the CiTO mapping of our citation roles and
+polarities, feeds, the dump) and the public dump's stable download URL."""
+
+from django.shortcuts import render
+from django.views.decorators.http import require_safe
+
+from citations.exports import EXPORT_FORMATS, EXPORT_LIMIT
+from citations.formats import (
+    CITO,
+    CITO_FALLBACK,
+    CITO_POLARITIES,
+    CITO_ROLES,
+    JSON_LD_CITATION_LIMIT,
+)
+from citations.models import CitationPolarity, CitationRole
+
+from .caching import reads_query
+
+
+def cito_rows(model, table):
+    """(term, its CiTO characterisation, the characterisation's IRI) for every term in use."""
+    rows = []
+    for term in model.objects.all():
+        cito = table.get(term.slug, CITO_FALLBACK)
+        rows.append((term, cito, CITO + cito.removeprefix("cito:")))
+    return rows
+
+
+@reads_query()
+@require_safe
+def about_data(request):
+    context = {
+        "roles": cito_rows(CitationRole, CITO_ROLES),
+        "polarities": cito_rows(CitationPolarity, CITO_POLARITIES),
+        "cito_fallback": CITO_FALLBACK,
+        "formats": EXPORT_FORMATS.values(),
+        "export_limit": EXPORT_LIMIT,
+        "json_ld_limit": JSON_LD_CITATION_LIMIT,
+    }
+    return render(request, "about_data.html", context)
