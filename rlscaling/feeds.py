@@ -1,7 +1,11 @@
-"""The Atom feed of published research notes and research-index papers, newest first."""
+"""Atom feeds: the latest published research notes and research-index papers, and topic feeds
+(new papers citing a paper, a tag, a bottleneck layer, new contrasting evidence, notes as they
+are updated)."""
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
 from citations.models import CitationSummary, Paper, citation_vocabularies
@@ -119,3 +123,185 @@ class NoteListFeed(LatestFeed):
     def items(self):
         notes = ResearchNote.objects.published().prefetch_related("tags")
         return notes.order_by("-published_at", "-id")[:FEED_LENGTH]
+
+
+# -- topic feeds ------------------------------------------------------------------------------
+
+
+class TopicFeed(Feed):
+    """A feed of papers and notes (or citation edges, see CitingFeed) about one topic; each is
+    linked from its topic's page with <link rel="alternate">. Only published items appear."""
+
+    feed_type = CleanAtom1Feed
+
+    url_name = None  # the feed's own URL name, for its self link
+
+    def feed_url(self, obj=None):
+        kwargs = {"slug": obj.slug} if obj is not None else {}
+        return f"{settings.SITE_URL}{reverse(self.url_name, kwargs=kwargs)}"
+
+    def get_object(self, request, *args, **kwargs):
+        return self.topic(request, *args, **kwargs)
+
+    def topic(self, request, *args, **kwargs):
+        return None
+
+    def link(self, obj=None):
+        return f"{settings.SITE_URL}{obj.get_absolute_url()}" if obj else f"{settings.SITE_URL}/"
+
+    def item_title(self, item):
+        return item.title
+
+    def item_description(self, item):
+        return item.dek if isinstance(item, ResearchNote) else item.summary or item.abstract
+
+    def item_link(self, item):
+        return f"{settings.SITE_URL}{item.get_absolute_url()}"
+
+    def item_guid(self, item):
+        return self.item_link(item)
+
+    def item_pubdate(self, item):
+        return item.published_at
+
+    def item_updateddate(self, item):
+        return item.updated_at
+
+    def item_author_name(self, item):
+        if isinstance(item, ResearchNote):
+            return settings.SITE_NAME
+        return item.byline or ", ".join(item.author_names) or None
+
+
+def newest_papers_and_notes(papers, notes):
+    """The newest published papers and notes together, by publication time."""
+    papers = papers.with_authors().order_by("-published_at", "-id")[:FEED_LENGTH]
+    notes = notes.order_by("-published_at", "-id")[:FEED_LENGTH]
+    items = sorted([*papers, *notes], key=lambda item: item.published_at, reverse=True)
+    return items[:FEED_LENGTH]
+
+
+class TagFeed(TopicFeed):
+    url_name = "feed-tag"
+
+    def topic(self, request, slug):
+        from rlscaling.tags import public_tags
+
+        return get_object_or_404(public_tags(), slug=slug)
+
+    def title(self, obj):
+        return f"{settings.SITE_NAME}: papers and notes tagged “{obj.name}”"
+
+    def link(self, obj):
+        return f"{settings.SITE_URL}{reverse('tag-detail', kwargs={'slug': obj.slug})}"
+
+    def items(self, obj):
+        return newest_papers_and_notes(
+            Paper.objects.published().filter(tags=obj),
+            ResearchNote.objects.published().filter(tags=obj),
+        )
+
+
+class LayerFeed(TopicFeed):
+    url_name = "feed-layer"
+
+    def topic(self, request, slug):
+        from bottlenecks.models import Layer
+
+        return get_object_or_404(Layer.objects.published(), slug=slug)
+
+    def title(self, obj):
+        return f"{settings.SITE_NAME}: papers and notes on the {obj.name} layer"
+
+    def items(self, obj):
+        return newest_papers_and_notes(
+            Paper.objects.published().filter(layers=obj),
+            ResearchNote.objects.published().filter(layers=obj),
+        )
+
+
+class NotesUpdatedFeed(TopicFeed):
+    url_name = "feed-notes-updated"
+
+    title = f"{settings.SITE_NAME}: research notes, as they are updated"
+
+    def items(self):
+        notes = ResearchNote.objects.published().order_by("-updated_at", "-id")
+        return notes[:FEED_LENGTH]
+
+    def item_pubdate(self, item):
+        return item.updated_at
+
+
+class CitationFeed(TopicFeed):
+    """Citation edges as entries: the citing paper, how it cites (role and polarity) and what,
+    newest edge first. An entry's id is the edge's, so a paper citing two papers is two."""
+
+    def edges(self, obj):
+        from citations.models import Citation
+
+        return (
+            Citation.objects.public()
+            .select_related("citing_paper", "cited_paper", "role", "polarity")
+            .order_by("-published_at", "-id")
+        )
+
+    def items(self, obj=None):
+        return list(self.edges(obj)[:FEED_LENGTH])
+
+    def item_title(self, edge):
+        return edge.citing_paper.title
+
+    def item_description(self, edge):
+        how = ", ".join(term.name.lower() for term in (edge.role, edge.polarity) if term)
+        text = f"Cites “{edge.cited_paper.title}”" + (f" ({how})" if how else "") + "."
+        if edge.context:
+            text += f" “{edge.context}”"
+        return text
+
+    def item_link(self, edge):
+        return f"{settings.SITE_URL}{edge.citing_paper.get_absolute_url()}"
+
+    def item_guid(self, edge):
+        return f"{settings.SITE_URL}{edge.cited_paper.get_absolute_url()}#citation-{edge.pk}"
+
+    item_guid_is_permalink = False
+
+    def item_author_name(self, edge):
+        return edge.citing_paper.byline or None
+
+    def item_pubdate(self, edge):
+        return edge.published_at
+
+    def item_updateddate(self, edge):
+        return edge.updated_at
+
+
+class CitingFeed(CitationFeed):
+    """New papers citing one paper."""
+
+    url_name = "feed-citing"
+
+    def topic(self, request, slug):
+        return get_object_or_404(Paper.objects.published(), slug=slug)
+
+    def title(self, obj):
+        return f"{settings.SITE_NAME}: new papers citing “{obj.title}”"
+
+    def edges(self, obj):
+        return super().edges(obj).filter(cited_paper=obj)
+
+
+class ContrastingFeed(CitationFeed):
+    """New contrasting evidence: edges whose citing paper disagrees with the cited one."""
+
+    url_name = "feed-contrasting"
+
+    title = f"{settings.SITE_NAME}: new contrasting evidence"
+    subtitle = "Papers whose evidence disagrees with, qualifies or challenges a paper they cite."
+
+    def link(self, obj=None):
+        return f"{settings.SITE_URL}{reverse('citations:research-index')}"
+
+    def edges(self, obj):
+        return super().edges(obj).filter(polarity__slug="contrasting")

@@ -6,7 +6,16 @@ from django.urls import include, path
 from . import browse, health, open_data, views
 from .api import changelog as api_changelog
 from .caching import reads_query
-from .feeds import LatestFeed, NoteListFeed, PaperListFeed
+from .feeds import (
+    CitingFeed,
+    ContrastingFeed,
+    LatestFeed,
+    LayerFeed,
+    NoteListFeed,
+    NotesUpdatedFeed,
+    PaperListFeed,
+    TagFeed,
+)
 from .login import BoundedAdminAuthenticationForm
 from .sitemaps import SITEMAPS, sitemap_index
 
@@ -27,6 +36,11 @@ urlpatterns = [
     path("tags/<slug:slug>/", views.tag_detail, name="tag-detail"),
     path("search/", include("search.urls")),
     path("feeds/latest.atom", reads_query()(LatestFeed()), name="feed-latest"),
+    path("feeds/notes-updated.atom", reads_query()(NotesUpdatedFeed()), name="feed-notes-updated"),
+    path("feeds/contrasting.atom", reads_query()(ContrastingFeed()), name="feed-contrasting"),
+    path("tags/<slug:slug>/feed.atom", reads_query()(TagFeed()), name="feed-tag"),
+    path("bottlenecks/<slug:slug>/feed.atom", reads_query()(LayerFeed()), name="feed-layer"),
+    path("papers/<slug:slug>/citing.atom", reads_query()(CitingFeed()), name="feed-citing"),
     path("about/data/", open_data.about_data, name="about-data"),
     # An index of per-section sitemaps, so a large corpus pages past the 50,000-URL limit.
     path("sitemap.xml", sitemap_index, name="sitemap"),

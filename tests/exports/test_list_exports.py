@@ -86,8 +86,8 @@ def test_unknown_or_draft_lists_are_404(demo):
 
 def test_pages_link_their_downloads_with_their_filters(demo):
     client = Client()
-    hub = client.get(f"/papers/{ART_OF_SCALING}/?role=method&page=1").content.decode()
-    assert f'href="/papers/{ART_OF_SCALING}/citing.bib?role=method"' in hub
+    hub = client.get(f"/papers/{ART_OF_SCALING}/?role=background&page=1").content.decode()
+    assert f'href="/papers/{ART_OF_SCALING}/citing.bib?role=background"' in hub
     assert f'href="/papers/{ART_OF_SCALING}.ris" download' in hub
     assert (
         f'<link rel="alternate" type="application/x-bibtex" href="/papers/{ART_OF_SCALING}.bib"'
