@@ -88,8 +88,9 @@ def test_drafts_never_appear_in_any_feed(demo):
     draft.tags.add("grpo")
     draft.layers.add(*hub.layers.all())
     CitationFactory(citing_paper=draft, cited_paper=hub)
-    ResearchNote.objects.filter(pk=ResearchNote.objects.first().pk).update(status="draft")
-    hidden_note = ResearchNote.objects.get(status="draft")
+    hidden_note = ResearchNote.objects.published().first()
+    hidden_note.title, hidden_note.status = "Hidden draft note", "draft"
+    hidden_note.save()
     note = ResearchNote.objects.published().first()
     for _, feed_path in feed_pages(note.slug):
         text = Client().get(feed_path).content.decode()

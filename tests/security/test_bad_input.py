@@ -159,6 +159,16 @@ def public_urls():
         "notes:note-detail": {"slug": note.slug},
         "bottlenecks:layer-detail": {"slug": layer.slug},
         "tag-detail": {"slug": tag.slug},
+        "citations:paper-csl": {"slug": paper.slug},
+        "citations:paper-ris": {"slug": paper.slug},
+        "citations:paper-jsonld": {"slug": paper.slug},
+        "citations:hub-export": {"slug": paper.slug, "extension": "bib"},
+        "citations:research-export": {"extension": "ris"},
+        "citations:tag-export": {"slug": tag.slug, "extension": "json"},
+        "citations:layer-export": {"slug": layer.slug, "extension": "bib"},
+        "feed-citing": {"slug": paper.slug},
+        "feed-tag": {"slug": tag.slug},
+        "feed-layer": {"slug": layer.slug},
     }
     urls = {name: reverse(name, kwargs=kwargs.get(name)) for name in sorted(public_route_names())}
     # The diagnosis steps after the first need a selection.
