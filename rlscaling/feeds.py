@@ -64,9 +64,10 @@ class LatestFeed(Feed):
         if isinstance(item, ResearchNote):
             return item.dek
         text = item.summary or item.abstract
-        summary = item.feed_citation_summary
-        # The citing figures, each with its basis (never a bare "100% of citing papers").
-        return f"{text}\n\n{summary.headline}".strip() if summary.total else text
+        # The citing figures, each with its basis (never a bare "100% of citing papers"); a
+        # feed that did not read the stored counts (PaperListFeed) shows none.
+        summary = getattr(item, "feed_citation_summary", None)
+        return f"{text}\n\n{summary.headline}".strip() if summary and summary.total else text
 
     def item_link(self, item):
         return f"{settings.SITE_URL}{item.get_absolute_url()}"
