@@ -8,7 +8,7 @@ from django.http import HttpResponseRedirect
 from simple_history.admin import SimpleHistoryAdmin
 
 from .history_admin import HistoryAdminMixin
-from .models import StaleEditError, Status
+from .models import PublicationState, StaleEditError, Status
 from .revisions_admin import DraftRevisionAdminMixin
 
 
@@ -85,6 +85,21 @@ class PublishableForm(forms.ModelForm):
         return cleaned_data
 
 
+class PublicationStateFilter(admin.SimpleListFilter):
+    """What readers see now: draft, scheduled, published or expired (status and times)."""
+
+    title = "publication state"
+    parameter_name = "state"
+
+    def lookups(self, request, model_admin):
+        return PublicationState.choices
+
+    def queryset(self, request, queryset):
+        if self.value() in PublicationState.values:
+            return queryset.with_publication_state(self.value())
+        return queryset
+
+
 def _after(fields, anchor, name):
     fields = list(fields)
     if anchor in fields:
@@ -104,6 +119,12 @@ class PublishableAdmin(HistoryAdminMixin, DraftRevisionAdminMixin, SimpleHistory
     # A URL typed without a scheme means https (Django 6's default, per field: the
     # FORMS_URLFIELD_ASSUME_HTTPS setting is itself deprecated).
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+
+    def get_list_filter(self, request):
+        filters = list(super().get_list_filter(request))
+        if PublicationStateFilter not in filters:
+            filters.insert(1 if "status" in filters else 0, PublicationStateFilter)
+        return filters
 
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)

@@ -61,3 +61,24 @@ def test_an_expiry_before_the_publication_is_refused_next_to_the_field(editor_cl
     response = editor_client.post(change, data)
     assert response.status_code == 200
     assert "must come after the publication time" in text_of(response)
+
+
+def test_every_list_filters_by_publication_state_scheduled_included(editor_client):
+    scheduled = ResearchNoteFactory(
+        title="Scheduled note", published_at=timezone.now() + datetime.timedelta(days=2)
+    )
+    ResearchNoteFactory(title="Live note")
+    ResearchNoteFactory(
+        title="Expired note",
+        published_at=timezone.now() - datetime.timedelta(days=2),
+        unpublish_at=timezone.now() - datetime.timedelta(days=1),
+    )
+    changelist = reverse("admin:notes_researchnote_changelist")
+    page = text_of(editor_client.get(changelist, {"state": "scheduled"}))
+    assert scheduled.title in page
+    assert "Live note" not in page and "Expired note" not in page
+    expired = text_of(editor_client.get(changelist, {"state": "expired"}))
+    assert "Expired note" in expired and "Live note" not in expired
+    for model in PUBLISHABLE_ADMINS:
+        url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
+        assert editor_client.get(url, {"state": "scheduled"}).status_code == 200, model
