@@ -11,6 +11,8 @@ from simple_history.admin import SimpleHistoryAdmin
 from rlscaling.publishing import Status
 from rlscaling.publishing.admin import PublishableAdmin, PublishableForm
 
+from .corrections_admin import CorrectionSuggestionInline, apply_decisions
+from .corrections_queue import ClassificationQueueMixin
 from .models import Author, Authorship, Citation, CitationPolarity, CitationRole, Paper
 
 # At most this many edges of a paper are edited on its page; the rest are one link away in the
@@ -312,7 +314,7 @@ class PaperAdmin(PublishableAdmin):
 
 
 @admin.register(Citation)
-class CitationAdmin(PublishableAdmin):
+class CitationAdmin(ClassificationQueueMixin, PublishableAdmin):
     list_display = ["citing", "cited", "role", "polarity", "status", "source", "is_representative"]
     list_display_links = ["citing"]
     show_full_result_count = False  # a second COUNT over a million edges on filtered lists
@@ -322,6 +324,12 @@ class CitationAdmin(PublishableAdmin):
     list_select_related = ["citing_paper", "cited_paper", "role", "polarity"]
     # Recorded by Citation.record_classification() whenever the role or polarity changes.
     readonly_fields = [*PublishableAdmin.readonly_fields, "classified_at", "classified_by"]
+    inlines = [CorrectionSuggestionInline]
+
+    def save_formset(self, request, form, formset, change):
+        super().save_formset(request, form, formset, change)
+        if formset.model is CorrectionSuggestionInline.model:
+            apply_decisions(request, formset)
 
     @admin.display(description="citing paper", ordering="citing_paper__title")
     def citing(self, edge):

@@ -880,6 +880,7 @@ class Citation(Publishable):
 
 
 # Identifiers, old slugs and pending edges beside the paper's own fields (citations/identity.py).
+from .corrections import CorrectionSuggestion  # noqa: E402, F401
 from .counts import CitationCount, recount_citations  # noqa: E402, F401
 from .identity import (  # noqa: E402, F401
     PaperIdentifier,

@@ -1,6 +1,6 @@
 from django.urls import path, register_converter
 
-from . import exports, views
+from . import corrections_views, exports, views
 from .identity import redirect_old_slugs
 
 
@@ -61,5 +61,10 @@ urlpatterns = [
         "bottlenecks/<slug:slug>/papers.<export:extension>",
         exports.layer_export,
         name="layer-export",
+    ),
+    path(
+        "citations/<int:pk>/suggest/",
+        corrections_views.suggest_correction,
+        name="suggest-correction",
     ),
 ]

@@ -45,6 +45,8 @@ WITHOUT_HISTORY |= {"PaperIdentifier", "PaperSlugAlias", "PendingCitation", "Imp
 WITHOUT_HISTORY |= {"PaperMerge"}
 # Derived from the edges and recounted on every change (citations/counts.py), never edited.
 WITHOUT_HISTORY |= {"CitationCount"}
+# Readers' suggestions: an accepted one is recorded, with its reason, in the edge's history.
+WITHOUT_HISTORY |= {"CorrectionSuggestion"}
 
 
 def url(obj, view, *args):
