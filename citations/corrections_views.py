@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from rlscaling.caching import CACHE_ERRORS
+from rlscaling.caching import CACHE_ERRORS, reads_query
 from rlscaling.client_address import client_address
 
 from .corrections import CorrectionSuggestion
@@ -108,6 +108,7 @@ def within_rate_limit(request):
     return True
 
 
+@reads_query("sent")
 @never_cache
 @require_http_methods(["GET", "HEAD", "POST"])
 def suggest_correction(request, pk):

@@ -18,10 +18,9 @@ EDITORIAL_MODELS = [
 
 def admin_urls(model, obj=None):
     info = (model._meta.app_label, model._meta.model_name)
-    urls = [
-        reverse("admin:{}_{}_changelist".format(*info)),
-        reverse("admin:{}_{}_add".format(*info)),
-    ]
+    urls = [reverse("admin:{}_{}_changelist".format(*info))]
+    if model.__name__ not in SENT_BY_READERS:
+        urls.append(reverse("admin:{}_{}_add".format(*info)))
     if obj is not None:
         urls.append(reverse("admin:{}_{}_change".format(*info), args=[obj.pk]))
         urls.append(reverse("admin:{}_{}_history".format(*info), args=[obj.pk]))
@@ -31,6 +30,8 @@ def admin_urls(model, obj=None):
 # Edited only inline on their parent's page.
 INLINE_ONLY = {"Authorship", "ReportedFigure", "SignalLayer"}
 DERIVED = {"CitationCount"}  # recounted from the edges (citations/counts.py), never edited
+# Sent by readers from the public site (citations/corrections_views.py); editors only decide.
+SENT_BY_READERS = {"CorrectionSuggestion"}
 
 
 def test_every_editorial_model_is_in_the_admin():

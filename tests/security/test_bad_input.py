@@ -169,6 +169,7 @@ def public_urls():
         "feed-citing": {"slug": paper.slug},
         "feed-tag": {"slug": tag.slug},
         "feed-layer": {"slug": layer.slug},
+        "citations:suggest-correction": {"pk": Citation.objects.public().first().pk},
     }
     urls = {name: reverse(name, kwargs=kwargs.get(name)) for name in sorted(public_route_names())}
     # The diagnosis steps after the first need a selection.
