@@ -241,6 +241,8 @@ def truncated(text, length=60):
 
 @admin.register(Paper)
 class PaperAdmin(PublishableAdmin):
+    # The publishing change form, with a link to the classification queue among the tools.
+    change_form_template = "admin/citations/paper/change_form.html"
     list_display = [
         "short_title",
         "status",
