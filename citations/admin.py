@@ -127,10 +127,10 @@ class AuthorshipInline(KnownLabelsMixin, admin.TabularInline):
 
 
 # An edge's status, as an editor deciding it on a paper's page reads it: it follows its papers.
-EDGE_STATUS_CHOICES = [
-    (Status.PUBLISHED, "Public when both papers are"),
-    (Status.DRAFT, "Held back (draft)"),
-]
+EDGE_STATUS_LABELS = {
+    Status.PUBLISHED: "Public when both papers are",
+    Status.DRAFT: "Held back (draft)",
+}
 
 
 class CitationInlineForm(PublishableForm):
@@ -145,7 +145,10 @@ class CitationInlineForm(PublishableForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if "status" in self.fields:
-            self.fields["status"].choices = EDGE_STATUS_CHOICES
+            self.fields["status"].choices = [
+                (value, EDGE_STATUS_LABELS.get(value, label))
+                for value, label in self.fields["status"].choices
+            ]
             self.fields[
                 "status"
             ].help_text = "An edge is public when both papers are public, unless it is held back."
@@ -156,9 +159,6 @@ class CitationInlineForm(PublishableForm):
 
     def initial_version(self):
         return self.instance.version  # the row was read with its formset a moment ago
-
-    def edited_fields(self):
-        return [name for name in self.changed_data if name != "edit_version"]
 
     def clean(self):
         if self.instance.pk is not None and not self.edited_fields():
@@ -190,8 +190,21 @@ class CitationInline(KnownLabelsMixin, admin.TabularInline):
     other_end = None
 
     def get_fields(self, request, obj=None):
-        fields = ["status", self.other_end, "role", "polarity", "is_representative", "context"]
+        fields = [
+            "status",
+            self.other_end,
+            "role",
+            "polarity",
+            "publish_unclassified",
+            "is_representative",
+            "context",
+        ]
         return [*fields, "edit_version"]
+
+    def get_formset(self, request, obj=None, **kwargs):
+        formset = super().get_formset(request, obj, **kwargs)
+        formset.form.publishing_user = request.user  # classes made for this request
+        return formset
 
     def get_autocomplete_fields(self, request):
         return [self.other_end]
@@ -235,6 +248,35 @@ class EitherEndFilter(admin.SimpleListFilter):
         return queryset
 
 
+class ClassifiedFilter(admin.SimpleListFilter):
+    title, parameter_name = "classification", "classified"
+
+    def lookups(self, request, model_admin):
+        return [("no", "Missing a role or polarity"), ("yes", "Role and polarity set")]
+
+    def queryset(self, request, queryset):
+        missing = Q(role__isnull=True) | Q(polarity__isnull=True)
+        if self.value() == "no":
+            return queryset.filter(missing)
+        if self.value() == "yes":
+            return queryset.exclude(missing)
+        return queryset
+
+
+class MissingDataFilter(admin.SimpleListFilter):
+    title, parameter_name = "missing", "missing"
+
+    def lookups(self, request, model_admin):
+        return [("identifier", "No arXiv id, DOI or URL"), ("authors", "No authors")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "identifier":
+            return queryset.filter(arxiv_id="", doi="", url="")
+        if self.value() == "authors":
+            return queryset.filter(authorships__isnull=True)
+        return queryset
+
+
 def truncated(text, length=60):
     return Truncator(text).chars(length)
 
@@ -255,6 +297,7 @@ class PaperAdmin(PublishableAdmin):
         "status",
         "is_canonical_reference",
         "in_research_index",
+        MissingDataFilter,
         "layers",
         ("tags", admin.RelatedOnlyFieldListFilter),
     ]
@@ -320,7 +363,15 @@ class CitationAdmin(ClassificationQueueMixin, PublishableAdmin):
     list_display = ["citing", "cited", "role", "polarity", "status", "source", "is_representative"]
     list_display_links = ["citing"]
     show_full_result_count = False  # a second COUNT over a million edges on filtered lists
-    list_filter = ["status", "role", "polarity", "source", "is_representative", EitherEndFilter]
+    list_filter = [
+        "status",
+        ClassifiedFilter,
+        "role",
+        "polarity",
+        "source",
+        "is_representative",
+        EitherEndFilter,
+    ]
     search_fields = ["citing_paper__title", "cited_paper__title", "context"]
     autocomplete_fields = ["citing_paper", "cited_paper"]
     list_select_related = ["citing_paper", "cited_paper", "role", "polarity"]

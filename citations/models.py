@@ -329,6 +329,18 @@ class Paper(Publishable):
         formats = {1: "Y", 2: "M Y", 3: "M j, Y"}
         return date_format(self.publication_date, formats[len(parts)]) if parts else ""
 
+    publishing_rule_fields = {"arxiv_id": ("arxiv_id", "doi", "url")}
+
+    def publishing_errors(self, relations=None):
+        errors = {}
+        if not self.summary.strip():
+            errors["summary"] = ["A published paper needs a summary."]
+        if not (self.arxiv_id or self.doi or self.url):
+            errors["arxiv_id"] = [
+                "A published paper needs an arXiv id, a DOI or a URL, so readers can find it."
+            ]
+        return errors
+
     def clean(self):
         super().clean()
         self.check_identifiers()
@@ -760,6 +772,11 @@ class Citation(Publishable):
     is_influential = models.BooleanField(
         null=True, blank=True, help_text="Semantic Scholar's isInfluential flag, when imported."
     )
+    publish_unclassified = models.BooleanField(
+        "unclassified",
+        default=False,
+        help_text="Publish without a role or polarity: not classified yet, said so to readers.",
+    )
 
     objects = CitationQuerySet.as_manager()
 
@@ -788,6 +805,22 @@ class Citation(Publishable):
     def clean(self):
         super().clean()
         self.check_edge()
+
+    publishing_rule_fields = {
+        "role": ("role", "publish_unclassified"),
+        "polarity": ("polarity", "publish_unclassified"),
+    }
+
+    def publishing_errors(self, relations=None):
+        if self.publish_unclassified:
+            return {}
+        hint = "or tick “unclassified” to publish it without one."
+        errors = {}
+        if self.role_id is None:
+            errors["role"] = [f"A public citation needs a role, {hint}"]
+        if self.polarity_id is None:
+            errors["polarity"] = [f"A public citation needs a polarity, {hint}"]
+        return errors
 
     def check_edge(self):
         """A paper never cites itself and cites another paper at most once: the rule behind

@@ -55,6 +55,14 @@ class ResearchNote(Publishable):
     def get_absolute_url(self):
         return reverse("notes:note-detail", kwargs={"slug": self.slug})
 
+    def publishing_errors(self, relations=None):
+        errors = {}
+        if not self.body.strip():
+            errors["body"] = ["A published note needs a body."]
+        if not self.related_values("papers", relations):
+            errors["papers"] = ["A published note needs the paper(s) it is about."]
+        return errors
+
 
 class ReportedFigure(models.Model):
     """A number a note reports, such as "2.29×" higher generation throughput."""

@@ -22,6 +22,7 @@ from .sitemaps import SITEMAPS, sitemap_index
 admin.site.site_header = "RL Scaling editors"
 admin.site.site_title = "RL Scaling admin"
 admin.site.index_title = "Editorial content"
+admin.site.index_template = "admin/editor_dashboard.html"  # what needs attention, first
 admin.site.login_form = BoundedAdminAuthenticationForm
 
 urlpatterns = [

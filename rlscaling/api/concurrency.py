@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rlscaling.api.conditional import etag_for
 from rlscaling.api.errors import Conflict, PreconditionFailed
 from rlscaling.publishing import StaleEditError
+from rlscaling.publishing.models import publishing_refusal
 
 # The fields every editorial row shows, last in each representation.
 PUBLISHING_FIELDS = ["status", "published_at", "created_at", "updated_at", "version"]
@@ -112,10 +113,31 @@ class VersionedModelSerializer(serializers.ModelSerializer):
         else:
             instance.save_if_version(expected)
 
+    def check_publishing(self, instance, relations, changed):
+        """The admin's publishing rules, for the API: only users with the publish permission
+        publish, unpublish or change a live item (403); what publishing needs is checked when
+        the item is published (400, by field; drafts save without it)."""
+        if not hasattr(instance, "publication_errors"):
+            return
+        user = getattr(self.context.get("request"), "user", None)
+        refusal = publishing_refusal(user, instance, changed)
+        if refusal:
+            raise exceptions.PermissionDenied(" ".join(refusal.values()))
+        errors = instance.publication_errors(relations, changed)
+        if errors:
+            names = {field.source: name for name, field in self.fields.items()}
+            raise serializers.ValidationError(
+                {names.get(name, name): messages for name, messages in errors.items()}
+            )
+
     def update(self, instance, validated_data):
         many_to_many = self.pop_many_to_many(validated_data)
+        changed = {
+            name for name, value in validated_data.items() if getattr(instance, name, None) != value
+        } | set(many_to_many)
         for attr, value in validated_data.items():
             setattr(instance, attr, value)
+        self.check_publishing(instance, many_to_many, changed)
         self.save_instance(instance)
         self.save_many_to_many(instance, many_to_many)
         return instance
@@ -123,6 +145,7 @@ class VersionedModelSerializer(serializers.ModelSerializer):
     def create(self, validated_data):
         many_to_many = self.pop_many_to_many(validated_data)
         instance = self.Meta.model(**validated_data)
+        self.check_publishing(instance, many_to_many, set(validated_data) | set(many_to_many))
         instance.save()
         self.save_many_to_many(instance, many_to_many)
         return instance

@@ -5,7 +5,17 @@ from rlscaling.publishing.models import (
     PublishableQuerySet,
     StaleEditError,
     Status,
+    can_publish,
+    publishable_models,
     published_q,
 )
 
-__all__ = ["Publishable", "PublishableQuerySet", "StaleEditError", "Status", "published_q"]
+__all__ = [
+    "Publishable",
+    "PublishableQuerySet",
+    "StaleEditError",
+    "Status",
+    "can_publish",
+    "published_q",
+    "publishable_models",
+]

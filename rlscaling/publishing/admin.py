@@ -8,39 +8,60 @@ from django.http import HttpResponseRedirect
 from simple_history.admin import SimpleHistoryAdmin
 
 from .history_admin import HistoryAdminMixin
-from .models import PublicationState, StaleEditError, Status
+from .models import PublicationState, StaleEditError, Status, can_publish, publishing_refusal
 from .revisions_admin import DraftRevisionAdminMixin
 
 
 def _set_status(request, queryset, status):
     """Save each row that changes (not a bulk UPDATE), so every one bumps its version, which
-    makes any change form open on it stale, and gets a history entry naming the editor."""
-    changed = 0
+    makes any change form open on it stale, and gets a history entry naming the editor. A row
+    that lacks what publishing needs (`publication_errors`) is left as it was. Returns the
+    number changed and {row: errors} of those refused."""
+    changed, refused = 0, {}
     pks = list(queryset.exclude(status=status).values_list("pk", flat=True))
     rows = queryset.model._base_manager.filter(pk__in=pks).order_by("pk")
     with transaction.atomic(using=queryset.db):
         for obj in rows.select_for_update().iterator():
             obj.status = status
+            errors = obj.publication_errors()
+            if errors:
+                refused[obj] = errors
+                continue
             obj._history_user = request.user
             obj.save()  # first-time publication sets published_at
             changed += 1
-    return changed
+    return changed, refused
 
 
-@admin.action(description="Publish selected items", permissions=["change"])
+def _report_refusals(modeladmin, request, refused):
+    for obj, errors in refused.items():
+        reasons = " ".join(str(message) for messages_ in errors.values() for message in messages_)
+        modeladmin.message_user(request, f"Not published: “{obj}”. {reasons}", messages.WARNING)
+
+
+@admin.action(description="Publish selected items", permissions=["publish"])
 def publish_selected(modeladmin, request, queryset):
-    count = _set_status(request, queryset, Status.PUBLISHED)
+    count, refused = _set_status(request, queryset, Status.PUBLISHED)
     modeladmin.message_user(request, f"Published {count} item(s).", messages.SUCCESS)
+    _report_refusals(modeladmin, request, refused)
 
 
-@admin.action(description="Unpublish selected items (back to draft)", permissions=["change"])
+@admin.action(description="Unpublish selected items (back to draft)", permissions=["publish"])
 def unpublish_selected(modeladmin, request, queryset):
-    count = _set_status(request, queryset, Status.DRAFT)
+    count, _ = _set_status(request, queryset, Status.DRAFT)
     modeladmin.message_user(request, f"Moved {count} item(s) back to draft.", messages.SUCCESS)
 
 
+@admin.action(description="Submit selected drafts for review", permissions=["change"])
+def submit_for_review(modeladmin, request, queryset):
+    count, _ = _set_status(request, queryset.filter(status=Status.DRAFT), Status.REVIEW)
+    modeladmin.message_user(request, f"Submitted {count} item(s) for review.", messages.SUCCESS)
+
+
 class PublishableForm(forms.ModelForm):
-    """Carries the version the editor started from, and refuses to save over a newer one."""
+    """Carries the version the editor started from, and refuses to save over a newer one;
+    refuses to publish what lacks what publishing needs, and lets only users with the publish
+    permission publish (`publishing_user`, set by the admin on the form class it builds)."""
 
     edit_version = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
     change_reason = forms.CharField(
@@ -49,6 +70,7 @@ class PublishableForm(forms.ModelForm):
         max_length=100,
         help_text="Optional: a few words for the history (e.g. “fixed the figure's unit”).",
     )
+    publishing_user = None
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -84,6 +106,25 @@ class PublishableForm(forms.ModelForm):
             )
         return cleaned_data
 
+    def edited_fields(self):
+        return [name for name in self.changed_data if name not in ("edit_version", "change_reason")]
+
+    def _post_clean(self):
+        super()._post_clean()  # the instance now holds the posted values
+        instance, changed = self.instance, self.edited_fields()
+        refusal = publishing_refusal(self.publishing_user, instance, changed)
+        for name, message in refusal.items():
+            self.add_error(name if name in self.fields else None, message)
+        if refusal:
+            return
+        relations = {
+            field.name: self.cleaned_data[field.name]
+            for field in instance._meta.many_to_many
+            if field.name in self.cleaned_data
+        }
+        for name, messages_ in instance.publication_errors(relations, changed).items():
+            self.add_error(name if name in self.fields else None, messages_)
+
 
 class PublicationStateFilter(admin.SimpleListFilter):
     """What readers see now: draft, scheduled, published or expired (status and times)."""
@@ -111,7 +152,7 @@ class PublishableAdmin(HistoryAdminMixin, DraftRevisionAdminMixin, SimpleHistory
     """Status column and filter, bulk publish/unpublish, history with revert, stale-edit refusal."""
 
     form = PublishableForm
-    actions = [publish_selected, unpublish_selected]
+    actions = [publish_selected, unpublish_selected, submit_for_review]
     list_filter = ["status"]
     readonly_fields = ["publication_state", "created_at", "updated_at", "version"]
     date_hierarchy = None
@@ -125,6 +166,39 @@ class PublishableAdmin(HistoryAdminMixin, DraftRevisionAdminMixin, SimpleHistory
         if PublicationStateFilter not in filters:
             filters.insert(1 if "status" in filters else 0, PublicationStateFilter)
         return filters
+
+    def get_list_display(self, request):
+        # Every list's status column says what readers see: "Scheduled for …", not "Published".
+        columns = super().get_list_display(request)
+        return ["get_publication_state_display" if c == "status" else c for c in columns]
+
+    def has_publish_permission(self, request):
+        return can_publish(request.user, self.model)
+
+    def has_change_permission(self, request, obj=None):
+        # A live item is changed only by those who may publish (contributors see it read-only).
+        live = obj is not None and obj.status == Status.PUBLISHED
+        if live and not self.has_publish_permission(request):
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        live = obj is not None and obj.status == Status.PUBLISHED
+        if live and not self.has_publish_permission(request):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def formfield_for_choice_field(self, db_field, request, **kwargs):
+        if db_field.name == "status" and not self.has_publish_permission(request):
+            kwargs["choices"] = [
+                (value, label) for value, label in Status.choices if value != Status.PUBLISHED
+            ]
+        return super().formfield_for_choice_field(db_field, request, **kwargs)
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        form.publishing_user = request.user  # a class made for this request
+        return form
 
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)

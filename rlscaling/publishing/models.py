@@ -13,7 +13,22 @@ from .history import RelationSnapshot
 
 class Status(models.TextChoices):
     DRAFT = "draft", "Draft"
+    # A contributor's draft, ready for an editor with the publish permission (not public).
+    REVIEW = "review", "Submitted for review"
     PUBLISHED = "published", "Published"
+
+
+def publishable_models():
+    """Every concrete model with the draft/published mechanism."""
+    from django.apps import apps
+
+    return [model for model in apps.get_models() if issubclass(model, Publishable)]
+
+
+def can_publish(user, model):
+    """May `user` publish or unpublish rows of `model` (the permission `publish_<model>`,
+    created with the Editors group: rlscaling/publishing/editors.py)?"""
+    return user.has_perm(f"{model._meta.app_label}.publish_{model._meta.model_name}")
 
 
 class PublicationState(models.TextChoices):
@@ -108,6 +123,29 @@ class PublishableQuerySet(models.QuerySet):
 
     def unpublish(self):
         return self.update(status=Status.DRAFT, updated_at=timezone.now(), version=F("version") + 1)
+
+
+PUBLISH_REFUSED = (
+    "Only editors with the publish permission can publish or unpublish; save it as a draft "
+    "or submit it for review."
+)
+LIVE_CHANGE_REFUSED = (
+    "This item is published; only editors with the publish permission can change it."
+)
+
+
+def publishing_refusal(user, instance, changed):
+    """Why `user` may not make this save ({field: message}; {} when they may): without the
+    publish permission, nothing goes public or comes down, and a live item stays as it is."""
+    if user is None or can_publish(user, type(instance)):
+        return {}
+    stored = getattr(instance, "_loaded_status", None)
+    if instance.status == Status.PUBLISHED or stored == Status.PUBLISHED:
+        if "status" in changed or instance.pk is None:
+            return {"status": PUBLISH_REFUSED}
+        if changed:
+            return {None: LIVE_CHANGE_REFUSED}
+    return {}
 
 
 STALE_EDIT_MESSAGES = {
@@ -215,6 +253,48 @@ class Publishable(models.Model):
                 code="unpublish_before_publish",
             )
 
+    # Fields a publishing rule is reported on -> the fields it reads (see publication_errors).
+    publishing_rule_fields = {}
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        item = super().from_db(db, field_names, values)
+        item._loaded_status = item.__dict__.get("status")  # was it public before this save?
+        return item
+
+    def publishing_errors(self, relations=None):
+        """What this item lacks to be published, as {field name: [message, ...]}; {} when it
+        may be. Each model states its own needs. `relations`: values of many-to-many fields a
+        form or serializer is about to set ({name: iterable}), which win over the stored ones."""
+        return {}
+
+    def related_values(self, name, relations=None):
+        """The rows of the many-to-many field `name` this item will have: the ones about to be
+        set (`relations`), else the stored ones."""
+        if relations and name in relations:
+            return list(relations[name] or [])
+        if self.pk is None:
+            return []
+        return list(getattr(self, name).all())
+
+    def publication_errors(self, relations=None, changed=None):
+        """The publishing refusals for this save, the same at every door (admin form, bulk
+        action, API). Nothing for an item that stays unpublished (drafts save incomplete);
+        every rule for one going public now; for one already public, only the rules on the
+        fields this save changes (`changed`: field names), so a rule that came after an item
+        went up never blocks fixing a typo in it, while nobody empties what it needs."""
+        if self.status != Status.PUBLISHED:
+            return {}
+        errors = self.publishing_errors(relations)
+        if changed is not None and getattr(self, "_loaded_status", None) == Status.PUBLISHED:
+            changed = set(changed)
+            errors = {
+                name: messages
+                for name, messages in errors.items()
+                if changed & set(self.publishing_rule_fields.get(name, (name,)))
+            }
+        return errors
+
     @property
     def is_published(self):
         return self.publication_state() == PublicationState.PUBLISHED
@@ -241,4 +321,6 @@ class Publishable(models.Model):
             return f"Expired on {format_moment(self.unpublish_at)}"
         if state == PublicationState.PUBLISHED and self.unpublish_at is not None:
             return f"Published until {format_moment(self.unpublish_at)}"
+        if self.status == Status.REVIEW:
+            return Status.REVIEW.label
         return state.label

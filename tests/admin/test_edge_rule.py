@@ -2,9 +2,12 @@
 when both are, unless held back), says so at the start of its row, cannot overwrite a newer
 correction from a stale copy, and a hub with many edges opens with a bounded number of queries."""
 
+import datetime
+
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from citations.admin import INLINE_EDGE_LIMIT
 from citations.models import Citation, CitationCount, Paper
@@ -15,7 +18,7 @@ from tests.factories import (
     CitationRoleFactory,
     PaperFactory,
 )
-from tests.helpers import admin_form_data
+from tests.helpers import admin_form_data, text_of
 
 pytestmark = pytest.mark.django_db
 
@@ -201,3 +204,13 @@ def test_the_lists_show_what_editors_need(editor_client):
     status_column = next(c for c in columns if "status" in str(c) or "state" in str(c))
     assert columns.index(status_column) <= 2, "Status must show without scrolling at 1366 px"
     assert edge.citing_paper.title[:20] in page
+
+
+def test_the_papers_list_says_scheduled(editor_client):
+    later = timezone.now() + datetime.timedelta(days=3)
+    PaperFactory(title="Coming soon", published_at=later)
+    PaperFactory(title="Waiting", status=Status.REVIEW, published_at=None)
+    response = editor_client.get(reverse("admin:citations_paper_changelist"))
+    page = text_of(response)
+    assert "Scheduled for" in page
+    assert "Submitted for review" in page
