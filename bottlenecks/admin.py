@@ -1,7 +1,7 @@
 from django.contrib import admin
 from simple_history.admin import SimpleHistoryAdmin
 
-from rlscaling.publishing.admin import PublishableAdmin
+from rlscaling.publishing.admin import LengthCheckedOnSaveMixin, PublishableAdmin
 
 from .models import Analysis, AnalysisStep, Dimension, Layer, LoopStage
 
@@ -28,7 +28,7 @@ class LayerAdmin(OrderedItemAdmin):
     search_fields = ["name", "description", "failure_signal", "diagnostic_question"]
 
 
-class AnalysisStepInline(admin.TabularInline):
+class AnalysisStepInline(LengthCheckedOnSaveMixin, admin.TabularInline):
     model = AnalysisStep
     extra = 1
 

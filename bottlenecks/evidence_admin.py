@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from rlscaling.publishing.admin import PublishableAdmin
+from rlscaling.publishing.admin import LengthCheckedOnSaveMixin, PublishableAdmin
 
 from .evidence import Claim, DiscriminatingTest, FailureSignal, SignalLayer
 
@@ -52,7 +52,7 @@ class ClaimAdmin(PublishableAdmin):
     ]
 
 
-class SignalLayerInline(admin.TabularInline):
+class SignalLayerInline(LengthCheckedOnSaveMixin, admin.TabularInline):
     model = SignalLayer
     extra = 1
 

@@ -9,7 +9,7 @@ from django.utils.text import Truncator
 from simple_history.admin import SimpleHistoryAdmin
 
 from rlscaling.publishing import Status
-from rlscaling.publishing.admin import PublishableAdmin, PublishableForm
+from rlscaling.publishing.admin import LengthCheckedOnSaveMixin, PublishableAdmin, PublishableForm
 
 from .corrections_admin import CorrectionSuggestionInline, apply_decisions
 from .corrections_queue import ClassificationQueueMixin
@@ -112,15 +112,61 @@ class LimitedEdgeFormSet(SharedChoicesFormSet):
         return f"{changelist}?{self.fk.name}__id__exact={self.instance.pk}"
 
 
-class AuthorshipFormSet(SharedChoicesFormSet):
-    pass
+class AuthorshipForm(forms.ModelForm):
+    """An author typed by name, in place: an existing author of that name (any case) is
+    reused, a new name makes a new author (no pop-up per author)."""
+
+    name = forms.CharField(label="author", max_length=Author._meta.get_field("name").max_length)
+
+    class Meta:
+        model = Authorship
+        fields = ["name", "position"]
+        widgets = {"position": forms.NumberInput(attrs={"class": "vSmallField", "min": 0})}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["name"].widget.attrs.pop("maxlength", None)  # refused on save, never cut
+        self.fields["name"].help_text = "Plain text: the name as the paper gives it."
+        if self.instance.pk is not None:
+            self.fields["name"].initial = self.instance.author.name
+
+    def clean_name(self):
+        return " ".join(self.cleaned_data["name"].split())
+
+    def save(self, commit=True):
+        name = self.cleaned_data["name"]
+        author = Author.objects.filter(name__iexact=name).order_by("pk").first()
+        self.instance.author = author or Author.objects.create(name=name)
+        return super().save(commit)
 
 
-class AuthorshipInline(KnownLabelsMixin, admin.TabularInline):
+class AuthorshipFormSet(BaseInlineFormSet):
+    def clean(self):
+        super().clean()
+        seen = set()
+        for form in self.forms:
+            if self.can_delete and self._should_delete_form(form):
+                continue
+            name = form.cleaned_data.get("name") if hasattr(form, "cleaned_data") else None
+            if not name:
+                continue
+            if name.casefold() in seen:
+                form.add_error("name", "This author is already listed on this paper.")
+            seen.add(name.casefold())
+
+
+class AuthorshipInline(admin.TabularInline):
+    """The paper's authors in order, typed by name; up/down buttons (author_order.js) keep
+    each row's position."""
+
     model = Authorship
+    form = AuthorshipForm
     formset = AuthorshipFormSet
-    extra = 1
-    autocomplete_fields = ["author"]
+    extra = 2
+    verbose_name_plural = "authors (in the paper's order)"
+
+    class Media:
+        js = ["citations/admin/author_order.js"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("author")
@@ -176,7 +222,7 @@ class CitationInlineForm(PublishableForm):
         super().add_error(field, error)
 
 
-class CitationInline(KnownLabelsMixin, admin.TabularInline):
+class CitationInline(KnownLabelsMixin, LengthCheckedOnSaveMixin, admin.TabularInline):
     """A paper's edges in one direction: the paper is the foreign key `fk_name`, and the editor
     picks the paper at the `other_end` (with autocomplete). The status comes first, so it is
     seen at 1366 px; a big hub shows its newest INLINE_EDGE_LIMIT edges and links to the rest."""

@@ -8,9 +8,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from simple_history.models import HistoricalRecords
-from taggit.managers import TaggableManager
 
 from rlscaling.publishing import Publishable, PublishableQuerySet, published_q
+from rlscaling.tag_matching import MatchingTaggableManager
 
 from .identifiers import ArxivIdField, DoiField, arxiv_id_from_doi, arxiv_versions_named
 
@@ -261,7 +261,7 @@ class Paper(Publishable):
     layers = models.ManyToManyField(
         "bottlenecks.Layer", blank=True, related_name="papers", help_text="Layers it bears on."
     )
-    tags = TaggableManager(blank=True)
+    tags = MatchingTaggableManager(blank=True)
     # PostgreSQL: title and identifiers (A), byline, institution, authors and summary (B),
     # abstract (C), written by a database trigger on every insert and update (0005, 0009),
     # so bulk paths need no code. Empty on SQLite. Reusable by a site-wide search.

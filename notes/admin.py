@@ -1,12 +1,12 @@
 from django.contrib import admin
 from simple_history.admin import SimpleHistoryAdmin
 
-from rlscaling.publishing.admin import PublishableAdmin
+from rlscaling.publishing.admin import LengthCheckedOnSaveMixin, PublishableAdmin
 
 from .models import CommunityPost, GuideSection, Question, ReportedFigure, ResearchNote
 
 
-class ReportedFigureInline(admin.TabularInline):
+class ReportedFigureInline(LengthCheckedOnSaveMixin, admin.TabularInline):
     model = ReportedFigure
     extra = 1
 

@@ -3,9 +3,9 @@ from urllib.parse import parse_qs, urlsplit
 from django.db import models
 from django.urls import reverse
 from simple_history.models import HistoricalRecords
-from taggit.managers import TaggableManager
 
 from rlscaling.publishing import Publishable, PublishableQuerySet
+from rlscaling.tag_matching import MatchingTaggableManager
 
 
 class ResearchNoteQuerySet(PublishableQuerySet):
@@ -40,7 +40,7 @@ class ResearchNote(Publishable):
     )
     papers = models.ManyToManyField("citations.Paper", blank=True, related_name="notes")
     layers = models.ManyToManyField("bottlenecks.Layer", blank=True, related_name="notes")
-    tags = TaggableManager(blank=True)
+    tags = MatchingTaggableManager(blank=True)
 
     objects = ResearchNoteQuerySet.as_manager()
     # Recorded with each history entry and restored on revert (rlscaling/publishing/history.py).

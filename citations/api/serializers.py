@@ -290,6 +290,7 @@ class CitationSerializer(ProvenanceFieldsMixin, VersionedModelSerializer):
             "polarity",
             "context",
             "is_representative",
+            "publish_unclassified",
             *PROVENANCE_FIELDS,
             *PUBLISHING_FIELDS,
         ]

@@ -130,11 +130,25 @@ class VersionedModelSerializer(serializers.ModelSerializer):
                 {names.get(name, name): messages for name, messages in errors.items()}
             )
 
+    @staticmethod
+    def changed_relations(instance, many_to_many):
+        """The relations whose new values differ from the stored ones (a PUT resends them all)."""
+
+        def keys(values):
+            return {getattr(value, "pk", value) for value in values or []}
+
+        changed = set()
+        for name, values in many_to_many.items():
+            manager = getattr(instance, name, None)
+            if not hasattr(manager, "all") or keys(values) != keys(manager.all()):
+                changed.add(name)
+        return changed
+
     def update(self, instance, validated_data):
         many_to_many = self.pop_many_to_many(validated_data)
         changed = {
             name for name, value in validated_data.items() if getattr(instance, name, None) != value
-        } | set(many_to_many)
+        } | self.changed_relations(instance, many_to_many)
         for attr, value in validated_data.items():
             setattr(instance, attr, value)
         self.check_publishing(instance, many_to_many, changed)

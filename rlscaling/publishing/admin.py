@@ -7,6 +7,13 @@ from django.db import models, transaction
 from django.http import HttpResponseRedirect
 from simple_history.admin import SimpleHistoryAdmin
 
+from rlscaling.markdown import (
+    MARKDOWN_HELP,
+    PLAIN_TEXT_HELP,
+    is_markdown_field,
+    stripped_by_sanitiser,
+)
+
 from .history_admin import HistoryAdminMixin
 from .models import PublicationState, StaleEditError, Status, can_publish, publishing_refusal
 from .revisions_admin import DraftRevisionAdminMixin
@@ -71,6 +78,7 @@ class PublishableForm(forms.ModelForm):
         help_text="Optional: a few words for the history (e.g. “fixed the figure's unit”).",
     )
     publishing_user = None
+    saving_draft_revision = False
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -115,7 +123,7 @@ class PublishableForm(forms.ModelForm):
         refusal = publishing_refusal(self.publishing_user, instance, changed)
         for name, message in refusal.items():
             self.add_error(name if name in self.fields else None, message)
-        if refusal:
+        if refusal or self.saving_draft_revision:
             return
         relations = {
             field.name: self.cleaned_data[field.name]
@@ -148,7 +156,43 @@ def _after(fields, anchor, name):
     return fields
 
 
-class PublishableAdmin(HistoryAdminMixin, DraftRevisionAdminMixin, SimpleHistoryAdmin):
+class LengthCheckedOnSaveMixin:
+    """Text fields as editors need them: inputs without the HTML `maxlength` (a browser cut a
+    pasted 639-character title to 500 without a word; the form's own check refuses it instead,
+    saying how long it is), and each text area says whether it is Markdown or plain text."""
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        formfield = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if formfield is None:
+            return formfield
+        if isinstance(db_field, models.CharField):
+            widget = getattr(formfield.widget, "widget", formfield.widget)
+            widget.attrs.pop("maxlength", None)
+        if isinstance(db_field, models.TextField) and not db_field.choices:
+            note = MARKDOWN_HELP if is_markdown_field(db_field) else PLAIN_TEXT_HELP
+            own = str(formfield.help_text or "").removesuffix("Markdown.").strip()
+            formfield.help_text = f"{own} {note}".strip()
+        return formfield
+
+
+def warn_of_stripped_markup(modeladmin, request, obj):
+    """Tell the editor what the sanitiser will not show of the Markdown fields just saved."""
+    for field in obj._meta.concrete_fields:
+        if is_markdown_field(field):
+            removed = stripped_by_sanitiser(getattr(obj, field.attname))
+            if removed:
+                modeladmin.message_user(
+                    request,
+                    f"Saved, but readers will not see {', '.join(removed)} in “{obj}” "
+                    f"({field.verbose_name}): only the Markdown described under the field is "
+                    "shown.",
+                    messages.WARNING,
+                )
+
+
+class PublishableAdmin(
+    LengthCheckedOnSaveMixin, HistoryAdminMixin, DraftRevisionAdminMixin, SimpleHistoryAdmin
+):
     """Status column and filter, bulk publish/unpublish, history with revert, stale-edit refusal."""
 
     form = PublishableForm
@@ -198,6 +242,8 @@ class PublishableAdmin(HistoryAdminMixin, DraftRevisionAdminMixin, SimpleHistory
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change, **kwargs)
         form.publishing_user = request.user  # a class made for this request
+        # A draft revision of a live item may be incomplete: the rules apply when it is published.
+        form.saving_draft_revision = getattr(request, "_saving_draft_revision", False)
         return form
 
     def get_fieldsets(self, request, obj=None):
@@ -233,9 +279,17 @@ class PublishableAdmin(HistoryAdminMixin, DraftRevisionAdminMixin, SimpleHistory
         obj._change_reason = form.cleaned_data.get("change_reason") or None  # simple-history
         expected = form.cleaned_data.get("edit_version") if change else None
         if expected is None:  # adding, or a list_editable row on the changelist
-            return super().save_model(request, obj, form, change)
-        obj._history_user = request.user  # what SimpleHistoryAdmin.save_model does
-        obj.save_if_version(expected)
+            super().save_model(request, obj, form, change)
+        else:
+            obj._history_user = request.user  # what SimpleHistoryAdmin.save_model does
+            obj.save_if_version(expected)
+        warn_of_stripped_markup(self, request, obj)
+
+    def save_formset(self, request, form, formset, change):
+        super().save_formset(request, form, formset, change)
+        for row in formset.forms:
+            if row.has_changed() and row.instance.pk is not None:
+                warn_of_stripped_markup(self, request, row.instance)
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         try:

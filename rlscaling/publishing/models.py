@@ -139,7 +139,7 @@ def publishing_refusal(user, instance, changed):
     publish permission, nothing goes public or comes down, and a live item stays as it is."""
     if user is None or can_publish(user, type(instance)):
         return {}
-    stored = getattr(instance, "_loaded_status", None)
+    stored = instance.stored_status()
     if instance.status == Status.PUBLISHED or stored == Status.PUBLISHED:
         if "status" in changed or instance.pk is None:
             return {"status": PUBLISH_REFUSED}
@@ -262,6 +262,16 @@ class Publishable(models.Model):
         item._loaded_status = item.__dict__.get("status")  # was it public before this save?
         return item
 
+    def stored_status(self):
+        """The status saved in the database (None for a new row), as read with this copy, or
+        read now for a copy made otherwise (a revert builds one from history)."""
+        if self.pk is None:
+            return None
+        if not hasattr(self, "_loaded_status"):
+            rows = type(self)._base_manager.filter(pk=self.pk)
+            self._loaded_status = rows.values_list("status", flat=True).first()
+        return self._loaded_status
+
     def publishing_errors(self, relations=None):
         """What this item lacks to be published, as {field name: [message, ...]}; {} when it
         may be. Each model states its own needs. `relations`: values of many-to-many fields a
@@ -286,7 +296,7 @@ class Publishable(models.Model):
         if self.status != Status.PUBLISHED:
             return {}
         errors = self.publishing_errors(relations)
-        if changed is not None and getattr(self, "_loaded_status", None) == Status.PUBLISHED:
+        if changed is not None and self.stored_status() == Status.PUBLISHED:
             changed = set(changed)
             errors = {
                 name: messages

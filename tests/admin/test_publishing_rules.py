@@ -236,3 +236,17 @@ def test_an_inline_edge_needs_a_role_and_polarity_to_be_public(editor_client):
     data["citations_received-0-polarity"] = [str(polarity.pk)]
     assert editor_client.post(change_url(hub), data).status_code == 302
     assert Citation.objects.public().count() == 1
+
+
+def test_the_api_publishes_a_citation_only_classified_or_explicitly_unclassified(editor):
+    edge = CitationFactory(draft=True)
+    client = token_client(editor)
+    url = f"/api/v1/citations/{edge.pk}/"
+    response = client.patch(url, {"status": "published"}, format="json")
+    assert response.status_code == 400
+    assert "role" in response.json() or "role" in str(response.json())
+    response = client.patch(
+        url, {"status": "published", "publish_unclassified": True}, format="json"
+    )
+    assert response.status_code == 200, response.content
+    assert Citation.objects.get(pk=edge.pk).status == Status.PUBLISHED

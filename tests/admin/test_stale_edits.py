@@ -159,6 +159,7 @@ def test_a_bulk_publish_makes_an_open_copy_stale_and_is_in_history(
     editor, editor_client, second_editor_client
 ):
     note = ResearchNoteFactory(draft=True, title="Draft note")
+    note.papers.add(PaperFactory())  # what a published note needs
     open_copy = open_form(editor_client, note)
 
     response = second_editor_client.post(

@@ -1,6 +1,7 @@
 """The admin works under the site's strict Content-Security-Policy (no inline scripts or styles
 allowed): in headless Chromium an editor logs in, and the change form's JavaScript (slug
-prepopulation, inline rows, the two-box layer picker, autocomplete) runs with no CSP refusal."""
+prepopulation, inline rows, author ordering, the two-box layer picker, autocomplete) runs with
+no CSP refusal."""
 
 import pytest
 
@@ -54,12 +55,15 @@ def test_an_editor_can_use_the_admin_under_the_csp(admin_site, browser_page):
     # SelectFilter2.js builds the two-box picker for layers.
     assert page.locator("#id_layers_from").count() == 1
 
-    # inlines.js adds a row; autocomplete.js turns the author picker into select2.
+    # inlines.js adds a row (authors are typed by name, with up/down buttons from a static
+    # file); autocomplete.js turns a new citation row's paper picker into select2.
     authorship_rows = page.locator("#authorships-group tr.form-row:not(.empty-form)")
     before = authorship_rows.count()
     page.click("#authorships-group .add-row a")
     assert authorship_rows.count() == before + 1
-    assert page.locator("#authorships-group .select2-container").count() >= 1
+    assert page.locator("#authorships-group button.author-order").count() == 2 * (before + 1)
+    page.click("#citations_made-group .add-row a")
+    assert page.locator("#citations_made-group .select2-container").count() >= 1
 
     # Saving works, and the change form and history page render without script errors.
     page.click("input[name=_continue]")
