@@ -82,6 +82,7 @@ class PublishableForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["change_reason"].widget.attrs.pop("maxlength", None)  # refused, never cut
         if self.instance.pk is not None:
             # None: a deleted item being recovered from its history (no stored row to race).
             stored = self.initial_version()

@@ -264,12 +264,18 @@ class Publishable(models.Model):
 
     def stored_status(self):
         """The status saved in the database (None for a new row), as read with this copy, or
-        read now for a copy made otherwise (a revert builds one from history)."""
+        read now for a copy made otherwise (a revert builds one from history); for a deleted
+        row being recovered, its status when it was deleted."""
         if self.pk is None:
             return None
         if not hasattr(self, "_loaded_status"):
             rows = type(self)._base_manager.filter(pk=self.pk)
-            self._loaded_status = rows.values_list("status", flat=True).first()
+            status = rows.values_list("status", flat=True).first()
+            if status is None:  # deleted, being recovered: as it was when deleted
+                records = type(self).history.filter(**{self._meta.pk.attname: self.pk})
+                records = records.order_by("-history_date", "-history_id")
+                status = records.values_list("status", flat=True).first()
+            self._loaded_status = status
         return self._loaded_status
 
     def publishing_errors(self, relations=None):
