@@ -48,7 +48,6 @@ def pick_targets():
     """What each placeholder of bench/endpoints.py is in this database (see TARGETS there)."""
     from django.db.models import Count
     from django.db.models.functions import ExtractYear
-    from taggit.models import Tag
 
     from bottlenecks.models import (
         Analysis,
@@ -60,6 +59,7 @@ def pick_targets():
     )
     from citations.models import Citation, Paper
     from notes.models import CommunityPost, Question, ResearchNote
+    from rlscaling.models import Tag
     from rlscaling.sitemaps import PaperSitemap
 
     def first(queryset, *fields):
@@ -99,7 +99,7 @@ def pick_targets():
         "doi": first(papers.filter(doi__gt="").order_by("id"), "doi")[0] or datacite_doi,
         "role": most(into_hub, "role__slug"),
         "polarity": most(into_hub, "polarity__slug"),
-        "tag": most(Tag.objects.filter(paper__in=papers), "slug"),
+        "tag": most(Tag.objects.filter(tagged_papers__content_object__in=papers), "slug"),
         "layer": first(Layer.objects.published().order_by("order", "id"), "slug")[0],
         "signal": first(FailureSignal.objects.published().order_by("order", "id"), "slug")[0],
         "claim": first(Claim.objects.published().by_evidence(), "slug")[0],

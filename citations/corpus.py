@@ -24,14 +24,14 @@ import random
 import re
 import time
 
-from django.contrib.contenttypes.models import ContentType
 from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.text import slugify
-from taggit.models import Tag, TaggedItem
 
 from bottlenecks.models import Layer
+from rlscaling.models import Tag
 from rlscaling.publishing import Status
+from rlscaling.tags import recount_tags
 
 from .models import (
     Author,
@@ -42,6 +42,7 @@ from .models import (
     CitationRole,
     CitationSource,
     Paper,
+    TaggedPaper,
     recount_citations,
 )
 
@@ -239,12 +240,11 @@ class CorpusGenerator:
         """Delete the papers carrying this prefix and everything hanging off them, in SQL."""
         paper_ids = f"SELECT id FROM {Paper._meta.db_table} WHERE slug LIKE %s"
         pattern = [f"{self.prefix}-%"]
-        content_type = ContentType.objects.get_for_model(Paper)
         statements = [
             (
-                f"DELETE FROM {TaggedItem._meta.db_table} WHERE content_type_id = %s "
-                f"AND object_id IN ({paper_ids})",
-                [content_type.pk, *pattern],
+                f"DELETE FROM {TaggedPaper._meta.db_table} "
+                f"WHERE content_object_id IN ({paper_ids})",
+                pattern,
             ),
             (
                 f"DELETE FROM {Paper.layers.through._meta.db_table} "
@@ -294,13 +294,14 @@ class CorpusGenerator:
                     cursor.execute(f"ANALYZE {Citation._meta.db_table}, {Paper._meta.db_table}")
             recount_citations(paper_ids)  # the stored counts (citations/counts.py)
             self.progress("counted the citing papers of each paper")
+            recount_tags()  # the stored public counts of each tag (rlscaling/tags.py)
             self.progress("committing (the database checks the deferred foreign keys now)")
         self.progress("committed")
         if self.postgres:
             # Fresh statistics for the planner; VACUUM also sets the visibility map that
             # index-only scans need (it cannot run inside a transaction, e.g. in tests).
             command = "ANALYZE" if connection.in_atomic_block else "VACUUM ANALYZE"
-            tables = [Paper, Citation, CitationCount, Authorship, Author, TaggedItem]
+            tables = [Paper, Citation, CitationCount, Authorship, Author, TaggedPaper]
             tables.append(Paper.layers.through)
             with connection.cursor() as cursor:
                 for model in tables:
@@ -641,14 +642,13 @@ class CorpusGenerator:
         self.write(Authorship, ["paper", "author", "position"], rows, total, "authorships")
 
     def write_tags(self, papers, paper_ids, tag_ids):
-        content_type = ContentType.objects.get_for_model(Paper).pk
         rows = (
-            (tag_ids[tag], content_type, pk)
+            (tag_ids[tag], pk)
             for pk, paper in zip(paper_ids, papers, strict=True)
             for tag in paper["tags"]
         )
         total = sum(len(paper["tags"]) for paper in papers)
-        self.write(TaggedItem, ["tag", "content_type", "object_id"], rows, total, "tags")
+        self.write(TaggedPaper, ["tag", "content_object"], rows, total, "tags")
 
     def write_layers(self, papers, paper_ids, layer_ids):
         through = Paper.layers.through

@@ -34,9 +34,9 @@ class YearFilter(django_filters.NumberFilter):
 
 
 def index_tag_choices():
-    """(slug, name) of the tags on research-index papers."""
-    tags = tags_on(Paper.objects.in_research_index())
-    return list(tags.order_by("name").values_list("slug", "name"))
+    """(slug, display name) of the tags on research-index papers, by display name."""
+    tags = tags_on(Paper.objects.in_research_index()).only("slug", "name", "display_name")
+    return sorted(((tag.slug, tag.label) for tag in tags), key=lambda choice: choice[1].lower())
 
 
 def published_layer_choices():

@@ -105,7 +105,7 @@ def scholarly_article(paper, citation_summary=None, with_citations=True):
         "author": authors,
         "description": paper.summary,
         "abstract": paper.abstract,
-        "keywords": [tag.name for tag in paper.tags.all()],
+        "keywords": [tag.label for tag in paper.tags.all()],
         "isPartOf": {"@type": "Periodical", "name": paper.venue} if paper.venue else None,
         "sameAs": [link for link in (paper.arxiv_url, paper.doi_url, paper.url) if link],
         "identifier": [

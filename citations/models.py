@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from simple_history.models import HistoricalRecords
+from taggit.models import ItemBase
 
 from rlscaling.publishing import Publishable, PublishableQuerySet, published_q
 from rlscaling.tag_matching import MatchingTaggableManager
@@ -83,6 +84,22 @@ NEWEST_FIRST = (F("publication_date").desc(nulls_last=True), F("id").desc())
 OLDEST_FIRST = (F("publication_date").asc(nulls_last=True), F("id").asc())
 
 
+class TaggedPaper(ItemBase):
+    """A paper's tag: a typed row (real foreign keys, indexed both ways) instead of taggit's
+    generic `object_id`, which PostgreSQL joined through a cast and could not index."""
+
+    tag = models.ForeignKey("rlscaling.Tag", on_delete=models.CASCADE, related_name="tagged_papers")
+    content_object = models.ForeignKey(
+        "citations.Paper", on_delete=models.CASCADE, related_name="tagged_items"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["content_object", "tag"], name="tagged_paper_unique")
+        ]
+        indexes = [models.Index(fields=["tag", "content_object"], name="tagged_paper_by_tag")]
+
+
 class PublicationType(models.TextChoices):
     ARTICLE = "article", "Journal article"
     CONFERENCE = "conference", "Conference paper"
@@ -131,7 +148,13 @@ class PaperQuerySet(PublishableQuerySet):
         return self._recounting(super().unpublish)
 
     def _recounting(self, change):
-        """A bulk publication change moves the stored counts of the papers these cite."""
+        """A bulk publication change moves the stored counts of the papers these cite, and of
+        their tags (rlscaling/tags.py)."""
+        from rlscaling.tags import recounting_tags
+
+        return recounting_tags(self, lambda: self._recounting_citations(change))
+
+    def _recounting_citations(self, change):
         cited = set(
             Citation.objects.filter(citing_paper__in=self.values("pk")).values_list(
                 "cited_paper", flat=True
@@ -261,7 +284,7 @@ class Paper(Publishable):
     layers = models.ManyToManyField(
         "bottlenecks.Layer", blank=True, related_name="papers", help_text="Layers it bears on."
     )
-    tags = MatchingTaggableManager(blank=True)
+    tags = MatchingTaggableManager(blank=True, through=TaggedPaper)
     # PostgreSQL: title and identifiers (A), byline, institution, authors and summary (B),
     # abstract (C), written by a database trigger on every insert and update (0005, 0009),
     # so bulk paths need no code. Empty on SQLite. Reusable by a site-wide search.
@@ -283,6 +306,8 @@ class Paper(Publishable):
             # Newest first without a sort on SQLite, where undated papers sort last anyway.
             # PostgreSQL's NULLS LAST indexes are created by migrations 0002, 0003 and 0005.
             models.Index(fields=["-publication_date", "-id"], name="paper_newest"),
+            # The papers sitemap's newest change: an index walk (rlscaling/sitemaps.py).
+            models.Index(fields=["-updated_at"], name="paper_updated"),
         ]
 
     def __str__(self):

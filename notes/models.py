@@ -3,12 +3,23 @@ from urllib.parse import parse_qs, urlsplit
 from django.db import models
 from django.urls import reverse
 from simple_history.models import HistoricalRecords
+from taggit.models import ItemBase
 
 from rlscaling.publishing import Publishable, PublishableQuerySet
 from rlscaling.tag_matching import MatchingTaggableManager
 
 
 class ResearchNoteQuerySet(PublishableQuerySet):
+    def publish(self):
+        from rlscaling.tags import recounting_tags
+
+        return recounting_tags(self, super().publish)
+
+    def unpublish(self):
+        from rlscaling.tags import recounting_tags
+
+        return recounting_tags(self, super().unpublish)
+
     def featured(self):
         """The notes shown under "Recent evidence", newest first."""
         return self.published().filter(is_featured=True).order_by("-published_at")
@@ -26,6 +37,21 @@ class ResearchNoteQuerySet(PublishableQuerySet):
         )
 
 
+class TaggedNote(ItemBase):
+    """A research note's tag: a typed row (see citations.TaggedPaper)."""
+
+    tag = models.ForeignKey("rlscaling.Tag", on_delete=models.CASCADE, related_name="tagged_notes")
+    content_object = models.ForeignKey(
+        "notes.ResearchNote", on_delete=models.CASCADE, related_name="tagged_items"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["content_object", "tag"], name="tagged_note_unique")
+        ]
+        indexes = [models.Index(fields=["tag", "content_object"], name="tagged_note_by_tag")]
+
+
 class ResearchNote(Publishable):
     """An editorial note on one paper or several: what it found and why it matters."""
 
@@ -40,7 +66,7 @@ class ResearchNote(Publishable):
     )
     papers = models.ManyToManyField("citations.Paper", blank=True, related_name="notes")
     layers = models.ManyToManyField("bottlenecks.Layer", blank=True, related_name="notes")
-    tags = MatchingTaggableManager(blank=True)
+    tags = MatchingTaggableManager(blank=True, through=TaggedNote)
 
     objects = ResearchNoteQuerySet.as_manager()
     # Recorded with each history entry and restored on revert (rlscaling/publishing/history.py).

@@ -9,6 +9,7 @@ class RlscalingConfig(AppConfig):
     verbose_name = "RL Scaling site"
 
     def ready(self):
+        from . import tags  # noqa: F401  the stored tag counts' receivers
         from .caching import connect_signals
         from .publishing.editors import sync_editors_group
         from .text import clean_editorial_text

@@ -2,12 +2,10 @@
 research note (/notes/) and every public tag (/tags/), each sorted by `?sort=` and paginated."""
 
 from django import forms
-from django.contrib.contenttypes.models import ContentType
-from django.db.models import Count, F, OuterRef, Prefetch, Subquery
-from django.db.models.functions import Coalesce, Lower
+from django.db.models import F, Prefetch
+from django.db.models.functions import Lower
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
-from taggit.models import TaggedItem
 
 from citations.models import NEWEST_FIRST, Paper
 from notes.models import ResearchNote
@@ -51,22 +49,6 @@ class SortForm(forms.Form):
     def ordering(self):
         """The order_by() arguments of the chosen sort, or of the default one."""
         return self.sorts[self.cleaned_data.get("sort") or next(iter(self.sorts))][1]
-
-
-def tagged_count(rows):
-    """Per tag (as a subquery over the outer Tag), how many of `rows` carry it."""
-    tagged = (
-        TaggedItem.objects.filter(
-            tag=OuterRef("pk"),
-            content_type=ContentType.objects.get_for_model(rows.model),
-            object_id__in=rows.values("pk"),
-        )
-        .order_by()
-        .values("tag")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    return Coalesce(Subquery(tagged), 0)
 
 
 def browse(request, template_name, sorts, listing, per_page, context):
@@ -119,9 +101,9 @@ def note_list(request):
 def tag_index(request):
     """Every public tag with how many published papers and notes carry it."""
     tags = public_tags().annotate(
-        paper_count=tagged_count(Paper.objects.published()),
-        note_count=tagged_count(ResearchNote.objects.published()),
-        item_count=F("paper_count") + F("note_count"),
+        paper_count=F("public_paper_count"),
+        note_count=F("public_note_count"),
+        item_count=F("public_paper_count") + F("public_note_count"),
     )
     return browse(
         request,

@@ -1,5 +1,6 @@
 """A shared cache of whole anonymous responses (public pages and the read-only API), invalidated
-by a content "generation" number that every editorial save, delete or m2m change bumps.
+by a content "generation" number that every editorial save, delete or m2m change bumps
+(except those of a draft or scheduled row that stays out of public view).
 
 The middleware sits right after the security, CSP and outage middleware, which still run on a
 cached answer and add their headers afresh; a hit skips sessions, CSRF, authentication,
@@ -12,7 +13,12 @@ parameters the view reads (`query_parameters()`: a request that also carries oth
 `utm_source`, is served the entry of the same request without them, and when there is none is
 answered by the view but not stored, so made-up parameters add no entries and never reach
 another client's links), the
-`Accept` header under /api/ (the browsable API is another representation) and the generation.
+`Accept` header under /api/ (the browsable API is another representation); the entry holds
+the generation it was rendered at. After a bump, the first request for a page renders it
+afresh (so it sees the change at once) while the requests arriving during that rendering are
+served the previous copy (`X-Page-Cache: stale`): one save costs each page one rendering, not
+a miss for every reader until the page is stored again. A hit is one round trip (an MGET of
+the generation and the entry).
 Pages declare their parameters with `@reads_query(...)`; a view whose parameters are not known
 is not cached when it has a query string. One client
 (`client_address()`) may add at most PAGE_CACHE_STORES_PER_MINUTE entries a minute; beyond
@@ -31,6 +37,7 @@ announces; entries never outlive the next scheduled publication change (`page_ca
 """
 
 import contextlib
+import datetime
 import functools
 import hashlib
 import logging
@@ -43,22 +50,28 @@ from urllib.parse import parse_qsl, urlencode
 from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends.locmem import LocMemCache
-from django.core.exceptions import DisallowedHost
+from django.core.exceptions import DisallowedHost, ObjectDoesNotExist
 from django.db import connection
-from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.db.models.fields.related_descriptors import ForwardManyToOneDescriptor
+from django.db.models.signals import m2m_changed, post_delete, post_init, post_save
 from django.http import HttpResponse
 from django.urls import Resolver404, resolve
+from django.utils import timezone
 from django.utils.cache import get_conditional_response
 from django.utils.http import parse_http_date_safe
 
 from .client_address import client_address
 from .middleware import CACHE_ERRORS
+from .publishing import Publishable, Status
 from .publishing.editors import EDITORIAL_APPS
 
 logger = logging.getLogger(__name__)
 
 GENERATION_KEY = "page-cache:generation"
-KEY_PREFIX = "page-cache:v1"
+KEY_PREFIX = "page-cache:v2"
+# How long one request may hold the right to rebuild a stale entry (a worker that dies while
+# rendering gives it up after this); meanwhile the others are served the stale copy.
+REBUILD_SECONDS = 10
 SAFE_METHODS = {"GET", "HEAD"}
 # Headers the view sets that belong to the representation; everything else is added afresh by
 # the middleware above on every answer (CSP, HSTS, X-Frame-Options, Vary: Cookie, ...).
@@ -155,19 +168,66 @@ def bump_generation():
         logger.warning("Page cache: could not bump the generation (cache unreachable)")
 
 
-def content_changed(sender, **kwargs):
-    if sender._meta.app_label in EDITORIAL_APPS:
+def is_public(publication, now):
+    status, published_at = publication
+    if status != Status.PUBLISHED or published_at is None:
+        return False
+    # A value not yet cleaned to a datetime (a string set before save): assume public.
+    return not isinstance(published_at, datetime.datetime) or published_at <= now
+
+
+def out_of_public_view(instance, created=False):
+    """A publishable row that was not public as loaded and is not public now (a draft being
+    written, a scheduled item): no public page or API answer shows it, so its saves, deletes
+    and m2m changes leave the cache alone; so do the tag rows of such an item, a tag no item
+    carries yet, and history rows (the row's own save decides). Anything else (children rows,
+    vocabularies, tags) counts as a content change."""
+    if getattr(type(instance), "instance_type", None) is not None:  # a simple_history row
+        return True
+    if created and getattr(instance, "public_paper_count", None) == 0:
+        return not instance.public_note_count  # a new tag: shown once a public item has it
+    if isinstance(getattr(type(instance), "content_object", None), ForwardManyToOneDescriptor):
+        try:
+            parent = instance.content_object  # a tag row (citations.TaggedPaper, ...)
+        except ObjectDoesNotExist:
+            return False
+        return isinstance(parent, Publishable) and out_of_public_view(parent)
+    if not isinstance(instance, Publishable):
+        return False
+    now = timezone.now()
+    loaded = getattr(instance, "_cache_loaded_publication", None)
+    current = (instance.__dict__.get("status"), instance.__dict__.get("published_at"))
+    return not is_public(current, now) and (loaded is None or not is_public(loaded, now))
+
+
+def remember_publication(sender, instance, **kwargs):
+    if isinstance(instance, Publishable):
+        instance._cache_loaded_publication = (
+            instance.__dict__.get("status"),
+            instance.__dict__.get("published_at"),
+        )
+
+
+def content_changed(sender, instance=None, created=False, raw=False, **kwargs):
+    # Fixture loading (raw): related rows may not exist yet; it bumps when it ends.
+    if sender._meta.app_label in EDITORIAL_APPS and (
+        raw or not out_of_public_view(instance, created)
+    ):
         bump_generation()
+    remember_publication(sender, instance)
 
 
 def m2m_content_changed(sender, instance, action, **kwargs):
-    if action.startswith("post_") and (
-        sender._meta.app_label in EDITORIAL_APPS or instance._meta.app_label in EDITORIAL_APPS
+    if (
+        action.startswith("post_")
+        and (sender._meta.app_label in EDITORIAL_APPS or instance._meta.app_label in EDITORIAL_APPS)
+        and not out_of_public_view(instance)
     ):
         bump_generation()
 
 
 def connect_signals():
+    post_init.connect(remember_publication, dispatch_uid="rlscaling.caching.post_init")
     post_save.connect(content_changed, dispatch_uid="rlscaling.caching.post_save")
     post_delete.connect(content_changed, dispatch_uid="rlscaling.caching.post_delete")
     m2m_changed.connect(m2m_content_changed, dispatch_uid="rlscaling.caching.m2m_changed")
@@ -266,14 +326,14 @@ def accept_variant(request):
     return choose(request) if choose else ""
 
 
-def cache_key(request, generation, query=None):
+def cache_key(request, query=None):
     if query is None:
         query = urlencode(sorted(parse_qsl(request.META.get("QUERY_STRING", ""), True)))
     parts = [request.scheme, request.get_host(), request.path, query]
     if variant := accept_variant(request):
         parts.append(variant)
     digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()
-    return f"{KEY_PREFIX}:{generation}:{digest}"
+    return f"{KEY_PREFIX}:{digest}"
 
 
 def may_store(request):
@@ -319,17 +379,18 @@ def keys_its_variants(request, response):
     return "accept" not in varies or keyed
 
 
-def freeze(response):
+def freeze(response, generation):
+    """The stored entry: the generation it was rendered at, and the answer."""
     headers = [(name, response[name]) for name in KEPT_HEADERS if response.has_header(name)]
-    return (response.status_code, headers, response.content)
+    return (generation, response.status_code, headers, response.content)
 
 
-def thaw(request, entry):
-    status, headers, content = entry
+def thaw(request, entry, state="hit"):
+    _, status, headers, content = entry
     response = HttpResponse(content, status=status)
     for name, value in headers:
         response[name] = value
-    response["X-Page-Cache"] = "hit"
+    response["X-Page-Cache"] = state
     # The API answers If-None-Match / If-Modified-Since with a 304; so does a cached copy.
     return get_conditional_response(
         request,
@@ -337,6 +398,25 @@ def thaw(request, entry):
         last_modified=parse_http_date_safe(response.get("Last-Modified", "")),
         response=response,
     )
+
+
+def look_up(key):
+    """(the current generation, the entry under `key` or None): one round trip (MGET) when
+    the generation lives in the cache."""
+    if generation_file() is None:
+        values = cache.get_many([GENERATION_KEY, key])
+        if GENERATION_KEY in values:
+            return values[GENERATION_KEY], values.get(key)
+    return current_generation(), cache.get(key)
+
+
+def claim_rebuild(key, generation):
+    """Whether this request is the one that renders a stale entry afresh (the first to ask
+    since `generation` began); the others are served the stale copy meanwhile. After an
+    editorial save, each cached page is rendered once, not by every request that arrives
+    before the first rendering is stored, and the pages the save did not change stay served
+    from the cache. A reader whose request comes after the rebuild sees the change."""
+    return cache.add(f"{key}:rebuild:{generation}", 1, REBUILD_SECONDS)
 
 
 def api_throttles_allow(request):
@@ -373,8 +453,12 @@ class PageCacheMiddleware:
         if query is None:
             return self.get_response(request)
         try:
-            key = cache_key(request, current_generation(), query)
-            entry = cache.get(key)
+            key = cache_key(request, query)
+            generation, entry = look_up(key)
+            if entry is not None and entry[0] != generation and not claim_rebuild(key, generation):
+                state = "stale"  # another request is rebuilding it: serve the last copy
+            else:
+                state = "hit" if entry is not None and entry[0] == generation else None
         except CACHE_ERRORS:
             logger.warning(
                 "Page cache unreachable; serving %s uncached",
@@ -382,37 +466,47 @@ class PageCacheMiddleware:
                 extra={"request": request},
             )
             return self.get_response(request)
-        if entry is not None and api_throttles_allow(request):
-            return thaw(request, entry)
+        if state is not None and api_throttles_allow(request):
+            return thaw(request, entry, state)
         response = self.get_response(request)
-        if is_cacheable_response(request, response) and keys_its_variants(request, response):
-            try:
+        try:
+            if is_cacheable_response(request, response) and keys_its_variants(request, response):
                 if is_normal_query(request, query) and may_store(request):
-                    cache.set(key, freeze(response), page_cache_seconds())
-            except CACHE_ERRORS:
-                logger.warning(
-                    "Page cache unreachable; %s not stored",
-                    request.path,
-                    extra={"request": request},
-                )
+                    cache.set(key, freeze(response, generation), page_cache_seconds())
+            elif entry is not None and entry[0] != generation:
+                # The page is gone or changed status (an item unpublished): no stale copy of
+                # it may be served to the next requests.
+                cache.delete(key)
+        except CACHE_ERRORS:
+            logger.warning(
+                "Page cache unreachable; %s not stored",
+                request.path,
+                extra={"request": request},
+            )
         return response
 
 
 class WriteInvalidationMiddleware:
     """A safety net for changes no signal announces (queryset.update() in admin actions, raw
     SQL): any successful unsafe request with credentials (an editor in the admin, a token
-    through the API) bumps the generation. Anonymous posts cannot flush the cache."""
+    through the API) bumps the generation. Anonymous posts cannot flush the cache, and neither
+    can signing in or out: a request whose user changed on the way (a login, a logout) wrote
+    a session, not content."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
+        if request.method in SAFE_METHODS:
+            return self.get_response(request)
+        user_before = request.user.pk if request.user.is_authenticated else None
         response = self.get_response(request)
+        user_after = request.user.pk if request.user.is_authenticated else None
+        credentials = "Authorization" in request.headers  # a token: never a login
         if (
-            request.method not in SAFE_METHODS
-            and response.status_code < 400
+            response.status_code < 400
             and not getattr(request, "reads_only", False)  # e.g. the batch lookup
-            and (request.user.is_authenticated or "Authorization" in request.headers)
+            and (credentials or (user_after is not None and user_before == user_after))
         ):
             bump_generation()
         return response

@@ -29,6 +29,7 @@ from bottlenecks.models import (
 )
 from citations.models import Author, Authorship, Citation, CitationPolarity, CitationRole, Paper
 from notes.models import CommunityPost, GuideSection, Question, ReportedFigure, ResearchNote
+from rlscaling.models import Tag
 from rlscaling.publishing import Status
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo"
@@ -82,6 +83,7 @@ class DemoLoader:
         self.load_citations(citations)
         self.load_notes(notes)
         self.load_evidence(self.read("evidence.toml"))
+        self.load_tags(self.read("tags.toml"))
         return self.changed
 
     # -- helpers ---------------------------------------------------------------------------
@@ -295,6 +297,22 @@ class DemoLoader:
                 {"kind": row["kind"], "question": row["question"]},
                 {"answer": row["answer"], "order": row["order"], **self.publishing(row)},
             )
+
+    def load_tags(self, data):
+        """Display names and descriptions of the tags the demo rows carry (created with their
+        rows): written while an editor has set neither, or on reset."""
+        for row in data["tags"]:
+            tag = Tag.objects.filter(name__iexact=row["name"]).first()
+            if tag is None or not (self.reset or (not tag.display_name and not tag.description)):
+                continue
+            values = {"display_name": row["display_name"], "description": row["description"]}
+            changed = [field for field, value in values.items() if getattr(tag, field) != value]
+            if changed:
+                for field in changed:
+                    setattr(tag, field, values[field])
+                tag.save(update_fields=changed)
+                if self.reset:
+                    self.record(tag, changed)
 
     def load_evidence(self, data):
         """Claims, failure signals (with their layer weights) and discriminating tests."""

@@ -88,7 +88,7 @@ class LatestFeed(Feed):
 
     def item_categories(self, item):
         kind = "Research note" if isinstance(item, ResearchNote) else "Paper"
-        return [kind, *(tag.name for tag in item.tags.all())]
+        return [kind, *(tag.label for tag in item.tags.all())]
 
 
 class PaperListFeed(LatestFeed):

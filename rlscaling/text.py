@@ -19,7 +19,7 @@ from django.utils.encoding import iri_to_uri
 SEPARATORS = re.compile(r"[\x0b\x0c]")
 UNWANTED = re.compile(r"[\x00-\x08\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
 
-EDITORIAL_APPS = {"bottlenecks", "citations", "notes", "taggit"}
+EDITORIAL_APPS = {"bottlenecks", "citations", "notes", "rlscaling", "taggit"}
 
 
 def clean_text(value):

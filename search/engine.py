@@ -294,7 +294,7 @@ class TagSource(Source):
     key = "tags"
     label = "Tags"
     title_field = "name"
-    fields = ("name", "slug")
+    fields = ("name", "display_name", "slug")
     default_order = ("name",)
 
     def published(self):
@@ -310,7 +310,7 @@ class TagSource(Source):
     def hit(self, tag):
         return Hit(
             kind=self.key,
-            title=tag.name,
+            title=tag.label,
             url=reverse("tag-detail", kwargs={"slug": tag.slug}),
             meta=["Tag"],
             item=tag,

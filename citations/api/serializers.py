@@ -5,7 +5,6 @@ from django.utils.text import slugify
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
-from taggit.models import Tag
 
 from bottlenecks.models import Layer
 from citations.identifiers import arxiv_versions_named
@@ -28,6 +27,7 @@ from rlscaling.api.fields import (
     TagListField,
     slug_references,
 )
+from rlscaling.models import Tag
 
 
 class CitingCountsSerializer(serializers.Serializer):
@@ -386,12 +386,23 @@ class TagSerializer(serializers.ModelSerializer):
     # taggit's slugs keep letters such as ø, which the JSON Schema pattern of a SlugField
     # (ECMA-262 `\w`, ASCII only) would refuse.
     slug = serializers.CharField(read_only=True)
+    display_name = serializers.CharField(
+        source="label", read_only=True, help_text='How readers see it, e.g. "GRPO".'
+    )
     paper_count = serializers.IntegerField(read_only=True)
     note_count = serializers.IntegerField(read_only=True)
 
     class Meta:
         model = Tag
-        fields = ["api_url", "slug", "name", "paper_count", "note_count"]
+        fields = [
+            "api_url",
+            "slug",
+            "name",
+            "display_name",
+            "description",
+            "paper_count",
+            "note_count",
+        ]
 
 
 @extend_schema_serializer(many=False)

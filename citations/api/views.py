@@ -1,9 +1,8 @@
 import datetime
 import functools
 
-from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Count, OuterRef, Subquery, Value
+from django.db.models import Count, F, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce, ExtractYear
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -13,7 +12,6 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import generics
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
-from taggit.models import Tag, TaggedItem
 
 from bottlenecks.models import Layer
 from citations.api.filters import CitationFilterSet, HubFilterSet, PaperFilterSet
@@ -39,6 +37,8 @@ from rlscaling.api.params import StrictQueryParametersMixin
 from rlscaling.api.permissions import EditorsWrite
 from rlscaling.api.sparse import SparseFieldsetsMixin
 from rlscaling.api.viewsets import PublishableViewSet, ReadOnlyViewSet
+from rlscaling.models import Tag
+from rlscaling.tags import public_tags
 
 
 class PaperRepresentationMixin:
@@ -226,13 +226,19 @@ class CitationPolarityViewSet(VocabularyViewSet):
     serializer_class = CitationPolaritySerializer
 
 
+def sees_drafts(user, model):
+    """Whether `visible_to(user)` shows `user` the drafts of `model` too."""
+    return user.is_authenticated and user.has_perm(
+        f"{model._meta.app_label}.view_{model._meta.model_name}"
+    )
+
+
 def tagged_count(model, user):
-    """Per tag, how many rows of `model` visible to `user` carry it (a correlated subquery)."""
+    """Per tag, how many rows of `model` visible to `user` carry it (a correlated subquery
+    over the typed through table): editors' counts, which include drafts."""
     items = (
-        TaggedItem.objects.filter(
-            tag=OuterRef("pk"),
-            content_type=ContentType.objects.get_for_model(model),
-            object_id__in=model.objects.visible_to(user).values("pk"),
+        model.tags.through.objects.filter(
+            tag=OuterRef("pk"), content_object__in=model.objects.visible_to(user).values("pk")
         )
         .order_by()
         .values("tag")
@@ -254,6 +260,13 @@ class TagViewSet(ReadOnlyViewSet):
 
     def get_queryset(self):
         user = self.request.user
+        if not any(sees_drafts(user, model) for model in (Paper, ResearchNote)):
+            # Readers: the stored public counts (rlscaling/tags.py), flat in corpus size.
+            return (
+                public_tags()
+                .annotate(paper_count=F("public_paper_count"), note_count=F("public_note_count"))
+                .order_by("name")
+            )
         return (
             Tag.objects.annotate(
                 paper_count=tagged_count(Paper, user), note_count=tagged_count(ResearchNote, user)

@@ -8,7 +8,7 @@ from django.contrib.contenttypes.models import ContentType
 EDITORS_GROUP = "Editors"
 CONTRIBUTORS_GROUP = "Contributors"
 # The apps whose rows editors write; a change to any of them is a content change (page cache).
-EDITORIAL_APPS = frozenset({"bottlenecks", "citations", "notes", "taggit"})
+EDITORIAL_APPS = frozenset({"bottlenecks", "citations", "notes", "rlscaling", "taggit"})
 CONTRIBUTOR_ACTIONS = ("view", "add", "change")
 
 

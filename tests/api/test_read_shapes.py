@@ -147,6 +147,11 @@ def test_tags_with_counts(anon):
         "api_url": "http://testserver/api/v1/tags/agents/",
         "slug": "agents",
         "name": "agents",
+        "display_name": "Agents",
+        "description": (
+            "Reinforcement learning for agents that act over many steps: tools, browsers, "
+            "terminals and software environments."
+        ),
         "paper_count": 18,
         "note_count": 1,
     }

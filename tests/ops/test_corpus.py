@@ -5,10 +5,10 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 from django.db.models import Count, F
-from taggit.models import Tag
 
 from bottlenecks.models import Layer
 from citations.models import Authorship, Citation, CitationPolarity, CitationRole, Paper
+from rlscaling.models import Tag
 
 pytestmark = pytest.mark.django_db
 
@@ -135,7 +135,7 @@ def test_replace_removes_the_old_corpus_with_its_edges_tags_and_authorships():
     generate(papers=50, citations=100, seed=1, replace=True)
     assert Paper.objects.count() == 50
     assert Citation.objects.count() == 100
-    tagged = Paper.tags.through.objects.values("object_id").distinct().count()
+    tagged = Paper.tags.through.objects.values("content_object").distinct().count()
     assert tagged == 50
 
 

@@ -188,3 +188,18 @@ def test_base_template_advertises_the_feed(client, db):
     html = client.get("/").content.decode()
     assert 'rel="alternate" type="application/atom+xml"' in html
     assert 'href="/feeds/latest.atom"' in html
+
+
+def test_sitemaps_never_count_the_published_rows(client, db):
+    """The index and the section pages are paged by id ranges (rlscaling/sitemaps.py): no
+    COUNT over the papers through the publication rule, whatever the corpus size (issue 15)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    for _ in range(3):
+        PaperFactory()
+    for url in ["/sitemap.xml", "/sitemap-papers.xml", "/sitemap-notes.xml"]:
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get(url).status_code == 200
+        counts = [q["sql"] for q in queries.captured_queries if "COUNT(" in q["sql"]]
+        assert not [sql for sql in counts if "citations_paper" in sql or "notes_" in sql], url

@@ -136,7 +136,7 @@ def test_tag_and_layer_choices_come_from_published_content(client, demo):
     LayerFactory(name="Hidden layer", slug="hidden-layer", draft=True)
     response = client.get(INDEX)
     html = response.content.decode()
-    assert '<option value="ppo">ppo</option>' in html
+    assert '<option value="ppo">PPO</option>' in html  # the tag's display name
     assert '<option value="rewards">Rewards</option>' in html
     assert "Hidden layer" not in html
     assert '<option value="2017">2017</option>' in html

@@ -11,9 +11,9 @@ from django.db.models import QuerySet
 from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
-from taggit.models import Tag
 
 from citations.models import Paper
+from rlscaling.models import Tag
 from tests.helpers import token_client
 
 pytestmark = pytest.mark.django_db

@@ -7,10 +7,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from django.test import Client
-from taggit.models import Tag
 
 from citations.models import Paper
 from notes.models import ResearchNote
+from rlscaling.models import Tag
 from rlscaling.text import clean_text
 from tests.factories import PaperFactory, ResearchNoteFactory
 from tests.helpers import token_client

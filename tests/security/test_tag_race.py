@@ -7,8 +7,8 @@ import threading
 
 import pytest
 from django.db import connection
-from taggit.models import Tag
 
+from rlscaling.models import Tag
 from tests.helpers import token_client
 
 ROUNDS = 12
