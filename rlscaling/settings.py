@@ -181,6 +181,10 @@ CACHE_RETRY_SECONDS = int(os.environ.get("CACHE_RETRY_SECONDS", "5"))
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "300"))
 # How many new pages one client may add to the cache a minute (its other misses go uncached).
 PAGE_CACHE_STORES_PER_MINUTE = int(os.environ.get("PAGE_CACHE_STORES_PER_MINUTE", "120"))
+# Readers' correction suggestions (citations/corrections_views.py): sends per client address
+# and hour, and the least time between showing the form and sending it (robots are quicker).
+CORRECTION_SUGGESTIONS_PER_HOUR = 5
+CORRECTION_FORM_MIN_SECONDS = 3
 
 # Reverse proxies in front of the app servers that append to X-Forwarded-For. 0 (default):
 # the header is ignored and the client is the socket peer. One rule for the throttles, axes,
