@@ -164,7 +164,12 @@ def forget_deleting(sender, instance, **kwargs):
 
 
 @receiver(post_save, dispatch_uid="rlscaling.publishing.history.child_saved")
-def child_saved(sender, instance, **kwargs):
+def child_saved(sender, instance, raw=False, **kwargs):
+    if raw:
+        # loaddata (a restore): history comes from the fixture, as it was; the relations the
+        # deserializer sets next on this object are not changes either.
+        instance._loaded_raw = True
+        return
     _child_changed(sender, instance)
 
 
@@ -190,7 +195,7 @@ def _parents_of(child_model):
 
 @receiver(m2m_changed, dispatch_uid="rlscaling.publishing.history.m2m_changed")
 def relations_changed(sender, instance, action, reverse, model, pk_set, **kwargs):
-    if not action.startswith("post_"):
+    if not action.startswith("post_") or getattr(instance, "_loaded_raw", False):
         return
     if not reverse:
         if has_relation_history(type(instance)):
