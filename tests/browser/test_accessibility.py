@@ -1,0 +1,85 @@
+"""Every page type passes axe-core with no serious or critical violations (issue 16), in both
+themes, at 1280 px and on a phone. axe-core is vendored (tests/browser/vendor/axe.min.js,
+MPL-2.0) and injected by Playwright, with the page's CSP bypassed for the injection only."""
+
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+
+AXE = Path(__file__).parent / "vendor" / "axe.min.js"
+BLOCKING = {"serious", "critical"}
+
+
+def page_types():
+    """One address per page type, from the demo content."""
+    from bottlenecks.models import Layer
+    from citations.models import Paper
+    from notes.models import ResearchNote
+    from rlscaling.tags import public_tags
+
+    hub = Paper.objects.published().filter(citations_received__isnull=False).first()
+    return {
+        "home": "/",
+        "research index": "/research/",
+        "research index filtered": "/research/?q=scaling&year=2025",
+        "paper hub": hub.get_absolute_url(),
+        "paper hub page 2": hub.get_absolute_url() + "?page=2",
+        "note": ResearchNote.objects.published().first().get_absolute_url(),
+        "bottleneck map": "/bottlenecks/",
+        "layer": Layer.objects.published().first().get_absolute_url(),
+        "claims": "/claims/",
+        "diagnose": "/diagnose/",
+        "diagnose step 2": "/diagnose/bottlenecks/?signal=compute-saturated",
+        "papers": "/papers/",
+        "notes": "/notes/",
+        "tags": "/tags/",
+        "tag": f"/tags/{public_tags().order_by('slug').first().slug}/",
+        "search": "/search/?q=scaling",
+        "search empty": "/search/?q=qqxyzzy",
+        "search bad": "/search/?kind=nope&q=x",
+        "not found": "/no-such-page/",
+    }
+
+
+@pytest.fixture
+def site(demo, live_server):
+    return live_server.url
+
+
+def violations(page):
+    page.add_script_tag(path=str(AXE))
+    results = page.evaluate(
+        "axe.run(document, {runOnly: {type: 'tag', values: "
+        "['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']}})"
+    )
+    return [
+        (violation["id"], violation["impact"], [node["target"] for node in violation["nodes"]][:3])
+        for violation in results["violations"]
+        if violation["impact"] in BLOCKING
+    ]
+
+
+@pytest.mark.parametrize(
+    "viewport,scheme",
+    [((1280, 900), "light"), ((1280, 900), "dark"), ((390, 844), "light")],
+    ids=["1280-light", "1280-dark", "390-light"],
+)
+def test_every_page_type_passes_axe(site, chromium, viewport, scheme):
+    width, height = viewport
+    context = chromium.new_context(
+        viewport={"width": width, "height": height}, color_scheme=scheme, bypass_csp=True
+    )
+    try:
+        page = context.new_page()
+        found = {}
+        for name, path in page_types().items():
+            page.goto(site + path)
+            page.evaluate("document.fonts.ready.then(() => true)")
+            if problems := violations(page):
+                found[name] = problems
+        summary = sorted({(problem[0], str(problem[2])) for p in found.values() for problem in p})
+        assert found == {}, summary
+    finally:
+        context.close()
