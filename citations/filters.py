@@ -3,6 +3,7 @@ querysets out). Unknown values make the form invalid; views answer those with a 
 
 import django_filters
 from django import forms
+from django.db.models import Q
 from django_filters.constants import EMPTY_VALUES
 
 from bottlenecks.models import Layer
@@ -13,10 +14,9 @@ from .models import (
     NEWEST_FIRST,
     PROVENANCE_CHOICES,
     Citation,
-    CitationPolarity,
-    CitationRole,
     DatePrecision,
     Paper,
+    citation_vocabularies,
     provenance_q,
 )
 
@@ -113,58 +113,181 @@ class ResearchIndexFilter(django_filters.FilterSet):
         )
 
 
-class CitingPaperFilter(django_filters.FilterSet):
-    """The explorer on a paper hub: its incoming citation edges by role and polarity."""
+class RawCheckboxInput(forms.CheckboxInput):
+    """A checkbox whose submitted text reaches the field unread (Django's reads any text but
+    "false" and "0" as ticked), so the field can refuse what a checkbox never sends."""
 
-    role = django_filters.ModelChoiceFilter(
-        queryset=CitationRole.objects.all(),
-        to_field_name="slug",
-        empty_label="Any role",
-        label="Citation role",
+    def value_from_datadict(self, data, files, name):
+        return data.get(name, "")
+
+    def format_value(self, value):
+        return None  # a ticked box sends "on"; its value attribute is left out
+
+
+class ExplorerFlagField(forms.BooleanField):
+    """A checkbox filter: ticked ("on", "1", "true") or not (absent, "", "0", "false");
+    anything else is an error (a 400), not silently read as ticked."""
+
+    widget = RawCheckboxInput
+    TICKED, UNTICKED = {"on", "1", "true", "yes"}, {"", "0", "false", "off", "no"}
+
+    def to_python(self, value):
+        if isinstance(value, str):
+            if value.lower() not in self.TICKED | self.UNTICKED:
+                raise forms.ValidationError("Tick the box or leave it empty.", code="invalid")
+            return value.lower() in self.TICKED
+        return bool(value)
+
+
+class ExplorerFlagFilter(django_filters.Filter):
+    """Ticked: only the rows matching `ticked` (a Q); not ticked: every row."""
+
+    field_class = ExplorerFlagField
+
+    def __init__(self, *args, ticked, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.ticked = ticked
+
+    def filter(self, queryset, value):
+        return queryset.filter(self.ticked) if value else queryset
+
+
+class ExplorerForm(forms.Form):
+    def clean(self):
+        data = super().clean()
+        start, end = data.get("year_from"), data.get("year_to")
+        if start and end and end < start:
+            self.add_error("year_to", "The range ends before it starts.")
+        return data
+
+
+class CitingYearFilter(django_filters.NumberFilter):
+    """The citing paper's year: `lookup` "exact", "gte" or "lte"; papers whose date is not
+    known (a placeholder that only orders the lists) never match a year."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, lookup, **kwargs):
+        kwargs.update(min_value=1900, max_value=2999)
+        super().__init__(*args, **kwargs)
+        self.lookup = lookup
+
+    def filter(self, queryset, value):
+        if value in EMPTY_VALUES:
+            return queryset
+        return queryset.filter(
+            **{f"citing_paper__publication_date__year__{self.lookup}": value}
+        ).exclude(citing_paper__date_precision=DatePrecision.UNKNOWN)
+
+
+class CitingPaperFilter(django_filters.FilterSet):
+    """The explorer on a paper hub: its incoming citation edges by role, polarity and
+    provenance, by the citing paper's year (one or a range), bottleneck layer and institution,
+    unclassified only, with a citing sentence only, and by text in the citing paper or its
+    citing sentence."""
+
+    q = django_filters.CharFilter(
+        method="filter_search",
+        label="Search the citing papers",
+        max_length=200,
+        widget=forms.SearchInput(attrs={"placeholder": "Title, author, citing sentence"}),
     )
-    polarity = django_filters.ModelChoiceFilter(
-        queryset=CitationPolarity.objects.all(),
-        to_field_name="slug",
+    # Choices set in __init__, from one read of both vocabularies.
+    role = django_filters.ChoiceFilter(
+        field_name="role__slug", choices=[], empty_label="Any role", label="Citation role"
+    )
+    polarity = django_filters.ChoiceFilter(
+        field_name="polarity__slug",
+        choices=[],
         empty_label="Any polarity",
         label="Citation polarity",
     )
-
     provenance = django_filters.ChoiceFilter(
         choices=PROVENANCE_CHOICES,
         method="filter_provenance",
         empty_label="Any provenance",
         label="Classified by",
     )
+    year = CitingYearFilter(lookup="exact", label="Year")
+    year_from = CitingYearFilter(lookup="gte", label="From year")
+    year_to = CitingYearFilter(lookup="lte", label="To year")
+    layer = django_filters.ChoiceFilter(
+        field_name="citing_paper__layers__slug",
+        choices=[],
+        empty_label="Any layer",
+        label="Bottleneck layer",
+    )
+    institution = django_filters.CharFilter(
+        method="filter_institution", max_length=200, label="Institution or author"
+    )
+    unclassified = ExplorerFlagFilter(ticked=Q(role__isnull=True), label="Unclassified only")
+    has_context = ExplorerFlagFilter(ticked=~Q(context=""), label="With the citing sentence")
 
     class Meta:
         model = Citation
-        fields = ["role", "polarity", "provenance"]
+        form = ExplorerForm
+        fields = []
 
     def __init__(self, *args, summary=None, **kwargs):
         super().__init__(*args, **kwargs)
-        if summary is not None:
+        fields = self.form.fields
+        for name in ("year", "year_from", "year_to"):
+            fields[name].widget.attrs.update(inputmode="numeric", placeholder="e.g. 2025")
+        # Each list is read once per request: validating and showing the form share it.
+        fields["layer"].choices = [("", "Any layer"), *published_layer_choices()]
+        roles, polarities = citation_vocabularies()
+        for axis, terms in (("role", roles), ("polarity", polarities)):
             # "Background (6)": the options show how many citing papers each would list.
-            for axis in ("role", "polarity"):
-                self.form.fields[axis].label_from_instance = lambda term, axis=axis: (
-                    f"{term.name} ({summary.count_of(axis, term)})"
+            options = [
+                (
+                    term.slug,
+                    f"{term.name} ({summary.count_of(axis, term)})" if summary else term.name,
                 )
+                for term in terms
+            ]
+            fields[axis].choices = [fields[axis].choices[0], *options]
 
-    @property
-    def is_filtered(self):
-        return self.is_bound and any(self.form.cleaned_data.get(name) for name in self.filters)
+    def filter_search(self, queryset, name, value):
+        """Text in the citing paper (its own search: title, authors, byline, institution,
+        summary, abstract, identifiers) or in the citing sentence."""
+        papers = Paper.objects.search(value).values("pk")
+        return queryset.filter(Q(citing_paper__in=papers) | Q(context__icontains=value.strip()))
+
+    def filter_institution(self, queryset, name, value):
+        return queryset.filter(
+            Q(citing_paper__institution__icontains=value) | Q(citing_paper__byline__icontains=value)
+        )
 
     def filter_provenance(self, queryset, name, value):
         return queryset.filter(provenance_q(value))
 
     @property
+    def is_filtered(self):
+        return self.is_bound and any(self.form.cleaned_data.get(name) for name in self.filters)
+
+    @property
+    def has_more_filters(self):
+        """A filter beyond the search, role and polarity is set, or the form has errors: the
+        form shows its further filters open."""
+        if not self.is_bound:
+            return False
+        if not self.form.is_valid():
+            return True
+        basic = ("q", "role", "polarity")
+        return any(self.form.cleaned_data.get(name) for name in self.filters if name not in basic)
+
+    @property
     def terms(self):
-        """The role and polarity asked for (None for any), once the form is valid."""
+        """The role and polarity slugs asked for (None for any), once the form is valid."""
         data = self.form.cleaned_data if self.is_bound else {}
-        return {name: data.get(name) for name in ("role", "polarity")}
+        return {name: data.get(name) or None for name in ("role", "polarity")}
+
+    # Filters whose count the summary knows (CitationSummary.count_for); others are counted.
+    COUNTED_BY_SUMMARY = ("role", "polarity", "unclassified")
 
     def known_count(self, summary):
         """How many edges the explorer lists, when the summary knows (None: count them)."""
         data = self.form.cleaned_data if self.is_bound else {}
-        if any(data.get(name) for name in self.filters if name not in self.terms):
+        if any(data.get(name) for name in self.filters if name not in self.COUNTED_BY_SUMMARY):
             return None
-        return summary.count_for(**self.terms)
+        return summary.count_for(**self.terms, unclassified=bool(data.get("unclassified")))

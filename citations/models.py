@@ -631,14 +631,23 @@ class CitationSummary:
         rows = self.roles if axis == "role" else self.polarities
         return next((row["count"] for row in rows if row["slug"] == slug), 0)
 
-    def count_for(self, role=None, polarity=None):
-        """How many citing papers the explorer lists for a role and/or a polarity (None: any);
-        None when not known (a pair, for a summary made from stored counts)."""
-        if role and polarity:
+    def count_for(self, role=None, polarity=None, unclassified=False):
+        """How many citing papers the explorer lists for a role and/or a polarity (None: any),
+        optionally only those without a role (`unclassified`); None when not known (a pair,
+        for a summary made from stored counts)."""
+        if unclassified and role:
+            return 0
+        if (role and polarity) or unclassified:
             if self.pairs is None:
                 return None
-            pair = (getattr(role, "slug", role), getattr(polarity, "slug", polarity))
-            return self.pairs.get(pair, 0)
+            role_slug = getattr(role, "slug", role)
+            polarity_slug = getattr(polarity, "slug", polarity)
+            return sum(
+                count
+                for (pair_role, pair_polarity), count in self.pairs.items()
+                if (pair_role is None if unclassified else pair_role == role_slug)
+                and (polarity is None or pair_polarity == polarity_slug)
+            )
         if role or polarity:
             return self.count_of("role", role) if role else self.count_of("polarity", polarity)
         return self.total
@@ -746,6 +755,10 @@ def provenance_q(value):
     return Q(source=value)
 
 
+# A hub's representative citing papers are a short editor-chosen list, not a second explorer.
+REPRESENTATIVE_LIMIT = 6
+
+
 class Citation(Publishable):
     """A directed edge: `citing_paper` cites `cited_paper`, in a role, with a polarity."""
 
@@ -764,8 +777,22 @@ class Citation(Publishable):
         related_name="citations",
     )
     context = models.TextField(blank=True, help_text="The citing sentence, where known.")
+    context_section = models.CharField(
+        "section of the citing sentence",
+        max_length=120,
+        blank=True,
+        help_text="Where in the citing paper the sentence stands, e.g. “Related work”.",
+    )
     is_representative = models.BooleanField(
-        default=False, help_text="Show among the hub's representative citing papers."
+        default=False,
+        help_text=f"One of the hub's few editor-chosen representative citing papers (at most "
+        f"{REPRESENTATIVE_LIMIT} per cited paper).",
+    )
+    representative_reason = models.CharField(
+        "why representative",
+        max_length=200,
+        blank=True,
+        help_text="The editor's one-line reason, shown on the hub beside a representative paper.",
     )
     # Provenance: who classified this edge and how (an editor, the authors, an import from a
     # citation index), when, and by which user. Set by `record_classification()` on save.

@@ -60,6 +60,35 @@ def test_hub_page_within_the_demo_ceiling(client, big_hub, query, django_assert_
     assert page.paginator.count > 300
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        "?role=background&polarity=neutral",
+        "?unclassified=on",
+        "?unclassified=on&page=20",
+        "?year_from=2000&year_to=2030",
+        "?year=2024",
+        "?has_context=on",
+        "?q=scaling",
+        "?q=scaling&role=method&year_from=2020",
+        "?institution=lab",
+        "?layer=rollouts",
+        "?provenance=editor",
+        "?utm_source=newsletter&role=method",
+    ],
+)
+def test_every_explorer_filter_within_the_demo_ceiling(
+    client, big_hub, query, django_assert_max_num_queries
+):
+    """Issue 12 point 3: each filter, alone or combined, costs the same queries at scale."""
+    cache.clear()
+    with django_assert_max_num_queries(HUB_QUERY_CEILING):
+        response = client.get(f"/papers/{big_hub}/{query}")
+    assert response.status_code == 200
+    page = response.context["explorer_page"]
+    assert page.paginator.count == len(page.object_list) or len(page.object_list) == 20
+
+
 def test_explorer_pages_are_in_order_from_both_ends(client, big_hub):
     """The last pages are read through the reversed ordering (TwoEndedPaginator): they must
     join up with the first pages exactly, every edge once."""
