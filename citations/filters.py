@@ -3,7 +3,7 @@ querysets out). Unknown values make the form invalid; views answer those with a 
 
 import django_filters
 from django import forms
-from django.db.models import Q
+from django.db.models import Q, Value
 from django_filters.constants import EMPTY_VALUES
 
 from bottlenecks.models import Layer
@@ -14,9 +14,10 @@ from .models import (
     NEWEST_FIRST,
     PROVENANCE_CHOICES,
     Citation,
+    CitationPolarity,
+    CitationRole,
     DatePrecision,
     Paper,
-    citation_vocabularies,
     provenance_q,
 )
 
@@ -111,6 +112,25 @@ class ResearchIndexFilter(django_filters.FilterSet):
         return self.is_bound and any(
             self.form.cleaned_data.get(name) for name in ("q", "tag", "layer", "year")
         )
+
+
+def explorer_terms():
+    """{"role": [...], "polarity": [...], "layer": [...]}: (slug, name) of every citation role
+    and polarity and of the published layers, in their order, read in one query."""
+    columns = ("axis", "slug", "name", "order")
+
+    def terms(queryset, axis):
+        return queryset.annotate(axis=Value(axis)).values_list(*columns).order_by()
+
+    rows = terms(CitationRole.objects.all(), "role").union(
+        terms(CitationPolarity.objects.all(), "polarity"),
+        terms(Layer.objects.published(), "layer"),
+        all=True,
+    )
+    found = {"role": [], "polarity": [], "layer": []}
+    for axis, slug, name, _ in sorted(rows, key=lambda row: (row[3], row[2])):
+        found[axis].append((slug, name))
+    return found
 
 
 class RawCheckboxInput(forms.CheckboxInput):
@@ -233,17 +253,15 @@ class CitingPaperFilter(django_filters.FilterSet):
         fields = self.form.fields
         for name in ("year", "year_from", "year_to"):
             fields[name].widget.attrs.update(inputmode="numeric", placeholder="e.g. 2025")
-        # Each list is read once per request: validating and showing the form share it.
-        fields["layer"].choices = [("", "Any layer"), *published_layer_choices()]
-        roles, polarities = citation_vocabularies()
-        for axis, terms in (("role", roles), ("polarity", polarities)):
+        # The three lists' choices, read once per request in one query (validating and
+        # showing the form share them).
+        terms = explorer_terms()
+        fields["layer"].choices = [fields["layer"].choices[0], *terms["layer"]]
+        for axis in ("role", "polarity"):
             # "Background (6)": the options show how many citing papers each would list.
             options = [
-                (
-                    term.slug,
-                    f"{term.name} ({summary.count_of(axis, term)})" if summary else term.name,
-                )
-                for term in terms
+                (slug, f"{name} ({summary.count_of(axis, slug)})" if summary else name)
+                for slug, name in terms[axis]
             ]
             fields[axis].choices = [fields[axis].choices[0], *options]
 
