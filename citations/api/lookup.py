@@ -14,7 +14,7 @@ from django.db.models import Q
 from django.db.models.functions import Lower
 from django.http import HttpResponseRedirect
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, permissions, serializers
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
@@ -118,11 +118,19 @@ class BatchRequestSerializer(serializers.Serializer):
     )
 
 
+@extend_schema_field(
+    {
+        "type": "array",
+        "items": {"allOf": [{"$ref": "#/components/schemas/Paper"}], "nullable": True},
+        "description": "One entry per identifier sent, in the same order: the paper, or null.",
+    }
+)
+class PaperOrNullListField(serializers.ListField):
+    child = PaperSerializer(allow_null=True)
+
+
 class BatchResponseSerializer(serializers.Serializer):
-    results = serializers.ListField(
-        child=PaperSerializer(allow_null=True),
-        help_text="One entry per identifier sent, in the same order: the paper, or null.",
-    )
+    results = PaperOrNullListField()
 
 
 class BatchView(

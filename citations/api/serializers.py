@@ -328,8 +328,9 @@ class HubCitationSerializer(ProvenanceFieldsMixin, serializers.ModelSerializer):
     """One edge into the hub paper, with the citing paper."""
 
     citing_paper = CitingPaperSerializer()
-    role = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    polarity = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    # Null while the edge is not yet classified (the hub lists unclassified edges too).
+    role = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
+    polarity = serializers.SlugRelatedField(slug_field="slug", read_only=True, allow_null=True)
 
     class Meta:
         model = Citation

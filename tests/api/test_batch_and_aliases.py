@@ -209,3 +209,14 @@ def test_unknown_malformed_and_draft_aliases(demo, anon, editor_api):
     assert bad.status_code == 400 and "identifier" in bad.json()["errors"]
     assert anon.get("/api/v1/papers/doi:nonsense/").status_code == 400
     assert anon.get("/api/v1/papers/arxiv:2403.00009/?bogus=1").status_code == 400
+
+
+def test_the_schema_allows_the_nulls_the_answers_carry(anon):
+    """Found by `make fuzz`: a batch answers null for an unknown identifier, and the hub lists
+    unclassified edges (role and polarity null); the schema must allow both."""
+    components = anon.get("/api/v1/schema/").json()["components"]["schemas"]
+    items = components["BatchResponse"]["properties"]["results"]["items"]
+    assert items["nullable"] is True
+    assert items["allOf"] == [{"$ref": "#/components/schemas/Paper"}]
+    for name in ("role", "polarity"):
+        assert components["HubCitation"]["properties"][name]["nullable"] is True
