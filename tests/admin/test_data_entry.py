@@ -5,11 +5,11 @@ the sanitiser removes told to the editor."""
 import pytest
 from django.contrib import admin
 from django.urls import reverse
-from taggit.models import Tag
 
 from citations.models import Author, Paper
 from notes.models import ResearchNote
 from rlscaling.markdown import MARKDOWN_HELP, PLAIN_TEXT_HELP
+from rlscaling.models import Tag
 from rlscaling.publishing.admin import PublishableAdmin
 from tests.factories import PaperFactory, ResearchNoteFactory
 from tests.helpers import admin_form_data, token_client
