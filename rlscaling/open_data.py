@@ -1,6 +1,7 @@
 """The open-data pages: /about/data/ (formats, the CiTO mapping of our citation roles and
 polarities, feeds, the dump) and the public dump's stable download URL."""
 
+from django.http import FileResponse, Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
@@ -38,3 +39,20 @@ def about_data(request):
         "json_ld_limit": JSON_LD_CITATION_LIMIT,
     }
     return render(request, "about_data.html", context)
+
+
+@reads_query()
+@require_safe
+def latest_dump(request):
+    """The newest public dump, at a stable address (whitenoise serves only build-time files)."""
+    from .dump import latest_dump as newest
+
+    path = newest()
+    if path is None:
+        raise Http404("No dump has been written yet.")
+    response = FileResponse(path.open("rb"), as_attachment=True, filename=path.name)
+    response["Content-Type"] = "application/zip"
+    digest = path.with_name(path.name + ".sha256")
+    if digest.exists():
+        response["X-Checksum-SHA256"] = digest.read_text().split()[0]
+    return response

@@ -43,6 +43,7 @@ urlpatterns = [
     path("bottlenecks/<slug:slug>/feed.atom", reads_query()(LayerFeed()), name="feed-layer"),
     path("papers/<slug:slug>/citing.atom", reads_query()(CitingFeed()), name="feed-citing"),
     path("about/data/", open_data.about_data, name="about-data"),
+    path("data/dump/latest.zip", open_data.latest_dump, name="dump-latest"),
     # An index of per-section sitemaps, so a large corpus pages past the 50,000-URL limit.
     path("sitemap.xml", sitemap_index, name="sitemap"),
     path(

@@ -1,0 +1,121 @@
+"""The versioned public dump (issue 17): export_dump writes a dated, documented, checksummed
+archive of the public content only; import_dump loads it into an empty database with the same
+counts (run on SQLite and, with DATABASE_URL, PostgreSQL); /data/dump/latest.zip serves it."""
+
+import csv
+import hashlib
+import io
+import zipfile
+
+import pytest
+from django.core.management import call_command
+from django.test import Client, override_settings
+from taggit.models import Tag
+
+from citations.models import Citation, Paper
+from rlscaling.dump import latest_dump, tables
+from tests.factories import PaperFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def public_counts():
+    return {name: queryset.count() for name, queryset in tables()}
+
+
+def empty_the_database():
+    for _, queryset in reversed(tables()):
+        queryset.model._base_manager.all().delete()
+    Tag.objects.all().delete()
+
+
+def test_the_dump_round_trips_into_an_empty_database(demo, tmp_path):
+    PaperFactory(title="A draft that stays out", draft=True)
+    expected = public_counts()
+    assert expected["papers"] and expected["citations"] and expected["notes"]
+    call_command("export_dump", output=str(tmp_path), verbosity=0)
+    (archive,) = tmp_path.glob("rlscaling-dump-*.zip")
+    empty_the_database()
+    assert Paper.objects.count() == Citation.objects.count() == 0
+    call_command("import_dump", str(archive), verbosity=0)
+    assert {name: qs.model._base_manager.count() for name, qs in tables()} == expected
+    assert public_counts() == expected
+    assert not Paper.objects.filter(title="A draft that stays out").exists()
+    # The loaded content is live: hubs answer, with their citing counts recounted.
+    hub = Paper.objects.filter(citations_received__isnull=False).first()
+    assert Client().get(hub.get_absolute_url()).status_code == 200
+    assert hub.citation_count.total == Citation.objects.public().filter(cited_paper=hub).count()
+
+
+def test_the_archive_is_documented_checksummed_and_public_only(demo, tmp_path):
+    draft = Paper.objects.first()
+    Paper.objects.filter(pk=draft.pk).update(status="draft")
+    call_command("export_dump", output=str(tmp_path), verbosity=0)
+    path = next(tmp_path.glob("rlscaling-dump-*.zip"))
+    sidecar = path.with_name(path.name + ".sha256").read_text().split()[0]
+    assert sidecar == hashlib.sha256(path.read_bytes()).hexdigest()
+    with zipfile.ZipFile(path) as archive:
+        root = archive.namelist()[0].split("/")[0]
+        names = {name.split("/", 1)[1] for name in archive.namelist()}
+        assert {"README.md", "LICENSE.txt", "SHA256SUMS", "csv/edges.csv"} <= names
+        for table in ("papers", "authors", "citations", "notes", "claims", "layers"):
+            assert f"jsonl/{table}.jsonl" in names and f"csv/{table}.csv" in names
+        sums = archive.read(f"{root}/SHA256SUMS").decode().splitlines()
+        for line in sums:
+            digest, name = line.split("  ")
+            assert hashlib.sha256(archive.read(f"{root}/{name}")).hexdigest() == digest
+        readme = archive.read(f"{root}/README.md").decode()
+        assert "CC BY 4.0" in readme and "edges.csv" in readme
+        papers = archive.read(f"{root}/jsonl/papers.jsonl").decode()
+        assert draft.slug not in papers
+        edges = list(csv.DictReader(io.StringIO(archive.read(f"{root}/csv/edges.csv").decode())))
+        assert len(edges) == Citation.objects.public().count()
+        assert set(edges[0]) == {
+            "citing_paper",
+            "cited_paper",
+            "role",
+            "polarity",
+            "source",
+            "context",
+        }
+        assert "classified_by" not in archive.read(f"{root}/jsonl/citations.jsonl").decode()
+
+
+def test_a_tampered_archive_is_refused(demo, tmp_path):
+    call_command("export_dump", output=str(tmp_path), verbosity=0)
+    path = next(tmp_path.glob("*.zip"))
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(bad, "w") as target:
+        for name in source.namelist():
+            data = source.read(name)
+            if name.endswith("papers.jsonl"):
+                data = data.replace(b"Scaling", b"Scalinh", 1)
+            target.writestr(name, data)
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="checksum"):
+        call_command("import_dump", str(bad))
+
+
+def test_the_latest_dump_has_a_stable_address(demo, tmp_path):
+    with override_settings(DUMP_DIR=tmp_path):
+        assert Client().get("/data/dump/latest.zip").status_code == 404
+        call_command("export_dump", verbosity=0)
+        response = Client().get("/data/dump/latest.zip")
+        assert response.status_code == 200
+        assert response["Content-Type"] == "application/zip"
+        body = b"".join(response.streaming_content)
+        assert hashlib.sha256(body).hexdigest() == response["X-Checksum-SHA256"]
+        assert latest_dump().name in response["Content-Disposition"]
+
+
+def test_the_task_queue_regenerates_the_dump_daily(demo, tmp_path):
+    from django_tasks_db.models import DBTaskResult
+
+    from rlscaling.dump_tasks import regenerate_dump
+
+    with override_settings(DUMP_DIR=tmp_path):
+        regenerate_dump.call()
+        assert latest_dump() is not None
+        queued = DBTaskResult.objects.filter(task_path__endswith="regenerate_dump")
+        assert queued.count() == 1 and queued.get().run_after is not None
