@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.contrib.sitemaps import views as sitemaps_views
 from django.urls import include, path
 
-from . import browse, health, open_data, views
+from . import browse, cards, health, open_data, views
 from .api import changelog as api_changelog
 from .caching import reads_query
 from .feeds import (
@@ -44,6 +44,8 @@ urlpatterns = [
     path("papers/<slug:slug>/citing.atom", reads_query()(CitingFeed()), name="feed-citing"),
     path("about/data/", open_data.about_data, name="about-data"),
     path("data/dump/latest.zip", open_data.latest_dump, name="dump-latest"),
+    path("papers/<slug:slug>/card.png", cards.paper_card, name="paper-card"),
+    path("notes/<slug:slug>/card.png", cards.note_card, name="note-card"),
     # An index of per-section sitemaps, so a large corpus pages past the 50,000-URL limit.
     path("sitemap.xml", sitemap_index, name="sitemap"),
     path(
