@@ -15,7 +15,6 @@ import zipfile
 from pathlib import Path
 
 from django.conf import settings
-from django.contrib.contenttypes.models import ContentType
 from django.core import serializers
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Prefetch, Q
@@ -34,7 +33,6 @@ def dump_directory():
 
 def tables():
     """(file name, queryset) of every dumped table, in an order `loaddata` can follow."""
-    from taggit.models import Tag, TaggedItem
 
     from bottlenecks.models import (
         Analysis,
@@ -54,8 +52,17 @@ def tables():
         CitationPolarity,
         CitationRole,
         Paper,
+        TaggedPaper,
     )
-    from notes.models import CommunityPost, GuideSection, Question, ReportedFigure, ResearchNote
+    from notes.models import (
+        CommunityPost,
+        GuideSection,
+        Question,
+        ReportedFigure,
+        ResearchNote,
+        TaggedNote,
+    )
+    from rlscaling.models import Tag
 
     papers = Paper.objects.published()
     notes = ResearchNote.objects.published()
@@ -64,12 +71,10 @@ def tables():
     signals = FailureSignal.objects.published()
     citations = Citation.objects.public()
     analyses = Analysis.objects.published()
-    tagged = TaggedItem.objects.filter(
-        Q(content_type=ContentType.objects.get_for_model(Paper), object_id__in=papers.values("pk"))
-        | Q(
-            content_type=ContentType.objects.get_for_model(ResearchNote),
-            object_id__in=notes.values("pk"),
-        )
+    paper_tags = TaggedPaper.objects.filter(content_object__in=papers)
+    note_tags = TaggedNote.objects.filter(content_object__in=notes)
+    tags = Tag.objects.filter(
+        Q(pk__in=paper_tags.values("tag")) | Q(pk__in=note_tags.values("tag"))
     )
     return [
         ("dimensions", Dimension.objects.published()),
@@ -112,8 +117,9 @@ def tables():
         ("community_posts", CommunityPost.objects.published()),
         ("questions", Question.objects.published()),
         ("guide_sections", GuideSection.objects.all()),
-        ("tags", Tag.objects.filter(pk__in=tagged.values("tag"))),
-        ("tagged_items", tagged),
+        ("tags", tags),
+        ("paper_tags", paper_tags),
+        ("note_tags", note_tags),
     ]
 
 

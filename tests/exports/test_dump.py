@@ -10,10 +10,10 @@ import zipfile
 import pytest
 from django.core.management import call_command
 from django.test import Client, override_settings
-from taggit.models import Tag
 
 from citations.models import Citation, Paper
 from rlscaling.dump import latest_dump, tables
+from rlscaling.models import Tag
 from tests.factories import PaperFactory
 
 pytestmark = pytest.mark.django_db
