@@ -103,7 +103,10 @@ def pick_targets():
         "layer": first(Layer.objects.published().order_by("order", "id"), "slug")[0],
         "signal": first(FailureSignal.objects.published().order_by("order", "id"), "slug")[0],
         "claim": first(Claim.objects.published().by_evidence(), "slug")[0],
-        "year": most(index.annotate(year=ExtractYear("publication_date")), "year"),
+        "year": most(
+            index.exclude(date_precision="unknown").annotate(year=ExtractYear("publication_date")),
+            "year",
+        ),
         "note": note.slug if note else None,
         "note_paper": first(
             ResearchNote.objects.published().filter(papers__isnull=False), "papers__slug"
