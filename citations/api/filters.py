@@ -7,6 +7,7 @@ from citations.models import (
     Citation,
     CitationPolarity,
     CitationRole,
+    DatePrecision,
     Paper,
     provenance_q,
 )
@@ -26,7 +27,8 @@ class PaperFilterSet(PublishableFilterSet):
         method="filter_year", help_text="Publication year (papers whose date is known)."
     )
     publication_date = django_filters.DateFromToRangeFilter(
-        help_text="Publication date range: `publication_date_after`, `publication_date_before`."
+        method="filter_publication_date",
+        help_text="Publication date range: `publication_date_after`, `publication_date_before`.",
     )
     is_canonical_reference = StrictBooleanFilter()
     in_research_index = StrictBooleanFilter()
@@ -50,6 +52,15 @@ class PaperFilterSet(PublishableFilterSet):
     class Meta:
         model = Paper
         fields = []
+
+    def filter_publication_date(self, queryset, name, value):
+        """A range of known dates (a placeholder for an unknown date never matches)."""
+        queryset = queryset.exclude(date_precision=DatePrecision.UNKNOWN)
+        if value.start:
+            queryset = queryset.filter(publication_date__gte=value.start)
+        if value.stop:
+            queryset = queryset.filter(publication_date__lte=value.stop)
+        return queryset
 
     def filter_year(self, queryset, name, value):
         return queryset.published_in(value)

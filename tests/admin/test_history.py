@@ -47,6 +47,8 @@ WITHOUT_HISTORY |= {"PaperMerge"}
 WITHOUT_HISTORY |= {"CitationCount"}
 # Readers' suggestions: an accepted one is recorded, with its reason, in the edge's history.
 WITHOUT_HISTORY |= {"CorrectionSuggestion"}
+# Tag rows of a paper or note: recorded in the item's own history (its related snapshot).
+WITHOUT_HISTORY |= {"TaggedPaper", "TaggedNote"}
 
 
 def url(obj, view, *args):

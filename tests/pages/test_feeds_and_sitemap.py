@@ -67,7 +67,7 @@ def test_feed_has_the_published_notes_and_index_papers(client, demo):
     note = next(e for e in entries if e["title"] == "Locked at the Entrance, Open Inside")
     assert note["link"] == "http://127.0.0.1:8000/notes/locked-at-the-entrance-open-inside/"
     assert note["summary"].startswith("Across two controlled training setups")
-    assert note["categories"][0] == "Research note" and "rlvr" in note["categories"]
+    assert note["categories"][0] == "Research note" and "RLVR" in note["categories"]
 
 
 def test_feed_is_newest_first(client, db):

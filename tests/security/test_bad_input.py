@@ -170,6 +170,8 @@ def public_urls():
         "feed-tag": {"slug": tag.slug},
         "feed-layer": {"slug": layer.slug},
         "citations:suggest-correction": {"pk": Citation.objects.public().first().pk},
+        "paper-card": {"slug": paper.slug},
+        "note-card": {"slug": note.slug},
     }
     urls = {name: reverse(name, kwargs=kwargs.get(name)) for name in sorted(public_route_names())}
     # The diagnosis steps after the first need a selection.
@@ -235,8 +237,9 @@ def clients(demo, editor):
 def test_every_public_page_is_fuzzed(demo):
     urls = public_urls()
     assert {"home", "citations:research-index", "citations:paper-detail"} <= set(urls)
+    # No dump has been exported in the tests: its address is a plain 404 until then.
     for name, url in urls.items():
-        assert Client().get(url).status_code < 400, name
+        assert Client().get(url).status_code < (500 if name == "dump-latest" else 400), name
 
 
 @FUZZ
