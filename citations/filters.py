@@ -208,9 +208,9 @@ class CitingPaperFilter(django_filters.FilterSet):
 
     q = django_filters.CharFilter(
         method="filter_search",
-        label="Search the citing papers",
+        label="Text in the citing papers",
         max_length=200,
-        widget=forms.SearchInput(attrs={"placeholder": "Title, author, citing sentence"}),
+        widget=forms.TextInput(attrs={"placeholder": "Title, author, citing sentence"}),
     )
     # Choices set in __init__, from one read of both vocabularies.
     role = django_filters.ChoiceFilter(
