@@ -581,6 +581,18 @@ class CorpusGenerator:
         step = max(10_000, total // 10)
         written = 0
         if self.postgres:
+            # COPY leaves every column it is not given to the database: give the fields without
+            # a database default their model default ("" for text), as bulk_create would.
+            defaults = [
+                field
+                for field in model._meta.concrete_fields
+                if field.name not in fields and not field.primary_key and not field.has_db_default()
+            ]
+            extra = tuple(
+                field.get_db_prep_save(field.get_default(), connection) for field in defaults
+            )
+            fields = [*fields, *(field.name for field in defaults)]
+            rows = (row + extra for row in rows)
             columns = ", ".join(
                 connection.ops.quote_name(model._meta.get_field(field).column) for field in fields
             )
