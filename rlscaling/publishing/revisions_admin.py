@@ -12,7 +12,7 @@ draft's data, so validation, inline rows and the save itself are the ordinary on
 from django.contrib import messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
+from django.db import router, transaction
 from django.http import Http404, HttpResponseRedirect, QueryDict
 from django.shortcuts import get_object_or_404
 from django.urls import path, resolve, reverse
@@ -94,7 +94,10 @@ class DraftRevisionAdminMixin:
         method, post = request.method, request.POST
         request.method, request.POST = "POST", revision.as_post(obj.version)
         try:
-            return self._changeform_view(request, object_id, form_url, extra_context)
+            # In a transaction, as Django's changeform_view runs it: the stale-edit check locks
+            # the row (SELECT ... FOR UPDATE), which PostgreSQL refuses outside one.
+            with transaction.atomic(using=router.db_for_write(self.model)):
+                return self._changeform_view(request, object_id, form_url, extra_context)
         finally:
             request.method, request.POST = method, post
 

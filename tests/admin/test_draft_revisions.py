@@ -152,3 +152,13 @@ def test_drafts_are_saved_as_before_and_readers_cannot_preview(client, reader, e
     assert "_save_draft_revision" not in page  # a draft is private already
     client.force_login(reader)
     assert client.get(url(draft, "draft_revision_preview")).status_code in (302, 403, 404)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_change_form_loads_a_draft_revision_outside_a_test_transaction(editor_client, note):
+    """As a real request runs: no surrounding transaction, so the stale-edit check's row lock
+    (SELECT ... FOR UPDATE, refused by PostgreSQL outside one) needs the view's own."""
+    save_draft_revision(editor_client, note, dek="A half-written summary")
+    response = editor_client.get(url(note, "change"))
+    assert response.status_code == 200
+    assert "A half-written summary" in text_of(response)
