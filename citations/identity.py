@@ -113,8 +113,9 @@ def papers_with_identifiers(identifiers, queryset=None):
 
 
 def identifiers_of(paper):
-    """Every identifier a paper answers to, as a set of (scheme, value)."""
-    found = {(s, v) for s, v in paper.other_identifiers.values_list("scheme", "value")}
+    """Every identifier a paper answers to, as a set of (scheme, value); reads a prefetched
+    `other_identifiers` when there is one."""
+    found = {(other.scheme, other.value) for other in paper.other_identifiers.all()}
     if paper.arxiv_id:
         found.add((Scheme.ARXIV.value, paper.arxiv_id))
     if paper.doi:

@@ -27,7 +27,40 @@ class CleanAtom1Feed(Atom1Feed):
         super().add_item(*clean_data(list(args)), **clean_data(kwargs))
 
 
-class LatestFeed(Feed):
+class PaperAndNoteItems:
+    """How a paper or a research note reads as a feed entry."""
+
+    def item_title(self, item):
+        return item.title
+
+    def item_description(self, item):
+        if isinstance(item, ResearchNote):
+            return item.dek
+        text = item.summary or item.abstract
+        # The citing figures, each with its basis (never a bare "100% of citing papers"); a
+        # feed that did not read the stored counts (PaperListFeed, the topic feeds) shows none.
+        summary = getattr(item, "feed_citation_summary", None)
+        return f"{text}\n\n{summary.headline}".strip() if summary and summary.total else text
+
+    def item_link(self, item):
+        return f"{settings.SITE_URL}{item.get_absolute_url()}"
+
+    def item_guid(self, item):
+        return self.item_link(item)
+
+    def item_pubdate(self, item):
+        return item.published_at
+
+    def item_updateddate(self, item):
+        return item.updated_at
+
+    def item_author_name(self, item):
+        if isinstance(item, ResearchNote):
+            return settings.SITE_NAME
+        return item.byline or ", ".join(item.author_names) or None
+
+
+class LatestFeed(PaperAndNoteItems, Feed):
     feed_type = CleanAtom1Feed
     title = f"{settings.SITE_NAME}: latest notes and papers"
     subtitle = "New research notes and papers on how reinforcement-learning systems scale."
@@ -56,35 +89,6 @@ class LatestFeed(Feed):
             )
         items = sorted([*notes, *papers], key=lambda item: item.published_at, reverse=True)
         return items[:FEED_LENGTH]
-
-    def item_title(self, item):
-        return item.title
-
-    def item_description(self, item):
-        if isinstance(item, ResearchNote):
-            return item.dek
-        text = item.summary or item.abstract
-        # The citing figures, each with its basis (never a bare "100% of citing papers"); a
-        # feed that did not read the stored counts (PaperListFeed) shows none.
-        summary = getattr(item, "feed_citation_summary", None)
-        return f"{text}\n\n{summary.headline}".strip() if summary and summary.total else text
-
-    def item_link(self, item):
-        return f"{settings.SITE_URL}{item.get_absolute_url()}"
-
-    def item_guid(self, item):
-        return self.item_link(item)
-
-    def item_pubdate(self, item):
-        return item.published_at
-
-    def item_updateddate(self, item):
-        return item.updated_at
-
-    def item_author_name(self, item):
-        if isinstance(item, ResearchNote):
-            return settings.SITE_NAME
-        return item.byline or ", ".join(item.author_names) or None
 
     def item_categories(self, item):
         kind = "Research note" if isinstance(item, ResearchNote) else "Paper"
@@ -129,7 +133,7 @@ class NoteListFeed(LatestFeed):
 # -- topic feeds ------------------------------------------------------------------------------
 
 
-class TopicFeed(Feed):
+class TopicFeed(PaperAndNoteItems, Feed):
     """A feed of papers and notes (or citation edges, see CitingFeed) about one topic; each is
     linked from its topic's page with <link rel="alternate">. Only published items appear."""
 
@@ -149,29 +153,6 @@ class TopicFeed(Feed):
 
     def link(self, obj=None):
         return f"{settings.SITE_URL}{obj.get_absolute_url()}" if obj else f"{settings.SITE_URL}/"
-
-    def item_title(self, item):
-        return item.title
-
-    def item_description(self, item):
-        return item.dek if isinstance(item, ResearchNote) else item.summary or item.abstract
-
-    def item_link(self, item):
-        return f"{settings.SITE_URL}{item.get_absolute_url()}"
-
-    def item_guid(self, item):
-        return self.item_link(item)
-
-    def item_pubdate(self, item):
-        return item.published_at
-
-    def item_updateddate(self, item):
-        return item.updated_at
-
-    def item_author_name(self, item):
-        if isinstance(item, ResearchNote):
-            return settings.SITE_NAME
-        return item.byline or ", ".join(item.author_names) or None
 
 
 def newest_papers_and_notes(papers, notes):

@@ -4,6 +4,7 @@ forms. Fixtures live in conftest.py; test modules import from here, never from e
 import os
 import re
 import socket
+import threading
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -175,3 +176,29 @@ def inline_scripts(html):
         for attributes, body in scripts
         if "src=" not in attributes and "application/ld+json" not in attributes
     ]
+
+
+class SilentRedis:
+    """A server that accepts connections and never answers: a hung Redis."""
+
+    def __init__(self):
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.port = self.listener.getsockname()[1]
+        self.accepted = []
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            self.accepted.append(connection)
+
+    def close(self):
+        self.listener.close()
+        for connection in self.accepted:
+            connection.close()

@@ -30,7 +30,7 @@ from citations.identifiers import (
     normalise_arxiv_id,
     normalise_doi,
 )
-from citations.identity import PaperSlugAlias, Scheme
+from citations.identity import PaperSlugAlias, Scheme, identifiers_of
 from citations.models import Paper
 from rlscaling.api.params import StrictQueryParametersMixin
 from rlscaling.api.sparse import SparseFieldsetsMixin
@@ -61,18 +61,6 @@ def classify(identifier):
     if SLUG.match(text):
         return SLUG_SCHEME, text
     return None
-
-
-def identifiers_of(paper):
-    """Every (scheme, value) the paper answers to, from its prefetched `other_identifiers`."""
-    found = {(other.scheme, other.value) for other in paper.other_identifiers.all()}
-    if paper.arxiv_id:
-        found.add((Scheme.ARXIV.value, paper.arxiv_id))
-    if paper.doi:
-        doi = paper.doi.lower()
-        arxiv_id = arxiv_id_from_doi(doi)
-        found.add((Scheme.ARXIV.value, arxiv_id) if arxiv_id else (Scheme.DOI.value, doi))
-    return found
 
 
 def resolve(keys, papers):

@@ -15,7 +15,6 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import threading
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,7 @@ from django.urls import path, reverse
 
 from bench.harness import Server
 from rlscaling import middleware
-from tests.helpers import token_client
+from tests.helpers import SilentRedis, token_client
 
 PG_BIN = Path(os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin"))
 PG_PORTS = range(54330, 54340)  # 54330 unless another run of this suite holds it
@@ -138,32 +137,6 @@ def test_with_redis_down_reads_and_writes_go_on_and_readyz_says_degraded(
     created = api.post("/api/v1/papers/", {"title": "Written during an outage"}, "json")
     assert created.status_code == 201, created.content
     assert "Redis unreachable" in caplog.text
-
-
-class SilentRedis:
-    """A server that accepts connections and never answers: a hung Redis."""
-
-    def __init__(self):
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(64)
-        self.port = self.listener.getsockname()[1]
-        self.accepted = []
-        self.thread = threading.Thread(target=self.serve, daemon=True)
-        self.thread.start()
-
-    def serve(self):
-        while True:
-            try:
-                connection, _ = self.listener.accept()
-            except OSError:
-                return
-            self.accepted.append(connection)
-
-    def close(self):
-        self.listener.close()
-        for connection in self.accepted:
-            connection.close()
 
 
 @pytest.mark.django_db

@@ -7,47 +7,22 @@ The cost is counted from the server's log (one "Redis unreachable" line per time
 timed; the latencies are printed for the record (`pytest -s`)."""
 
 import math
-import socket
 import statistics
-import threading
 import time
 
 import pytest
 
 from bench.harness import Server
+from tests.helpers import SilentRedis
 
 PATHS = ["/", "/research/", "/papers/", "/api/v1/papers/", "/api/v1/notes/", "/bottlenecks/"]
 RETRY_SECONDS = 2
 WORKERS = 2
 
 
-class HungRedis:
-    """A TCP server on 127.0.0.1 that accepts every connection and never says a word."""
-
-    def __init__(self):
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.connections = []
-        self.thread = threading.Thread(target=self.accept_forever, daemon=True)
-        self.thread.start()
-
-    def accept_forever(self):
-        while True:
-            try:
-                connection, _ = self.listener.accept()
-            except OSError:
-                return
-            self.connections.append(connection)
-
-    def close(self):
-        self.listener.close()
-        for connection in self.connections:
-            connection.close()
-
-
 @pytest.fixture
 def server_over_hung_redis(tmp_path):
-    hung = HungRedis()
+    hung = SilentRedis()
     server = Server(
         f"sqlite:///{tmp_path}/db.sqlite3",
         redis_url=f"redis://127.0.0.1:{hung.port}/0",
