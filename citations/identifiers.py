@@ -65,6 +65,11 @@ def arxiv_versions_named(value):
     return [f"v{n}" for n in range(1, min(int(match.group("version")), 99) + 1)]
 
 
+def merged_arxiv_versions(*lists):
+    """The versions of all the lists, once each, in version order: ["v1", "v2", "v10"]."""
+    return sorted({v for versions in lists for v in versions or []}, key=lambda v: int(v[1:]))
+
+
 def normalise_doi(value):
     """The DOI without a resolver prefix, in lower case: DOIs are case-insensitive (DOI
     Handbook 2.4), so one spelling each makes the unique constraint and lookups exact."""

@@ -13,7 +13,13 @@ from taggit.models import ItemBase
 from rlscaling.publishing import Publishable, PublishableQuerySet, published_q
 from rlscaling.tag_matching import MatchingTaggableManager
 
-from .identifiers import ArxivIdField, DoiField, arxiv_id_from_doi, arxiv_versions_named
+from .identifiers import (
+    ArxivIdField,
+    DoiField,
+    arxiv_id_from_doi,
+    arxiv_versions_named,
+    merged_arxiv_versions,
+)
 
 IDENTIFIER_FIELDS = ("arxiv_id", "doi")
 
@@ -377,8 +383,7 @@ class Paper(Publishable):
         super().clean_fields(exclude=exclude)
 
     def add_arxiv_versions(self, versions):
-        known = set(self.arxiv_versions or [])
-        self.arxiv_versions = sorted(known | set(versions), key=lambda v: int(v[1:]))
+        self.arxiv_versions = merged_arxiv_versions(self.arxiv_versions, versions)
 
     def clean_identifiers(self):
         """Normalise and check `arxiv_id` and `doi` alone (what `full_clean()` does for them),

@@ -4,6 +4,7 @@ import dataclasses
 
 from django.db.models import Q
 
+from citations.identifiers import merged_arxiv_versions
 from citations.identity import identifiers_of, papers_with_identifiers
 from citations.models import CitationSource, Paper
 
@@ -181,9 +182,9 @@ def changes_for(paper, record):
         value = getattr(record, field)
         if value and not getattr(paper, field):
             changes[field] = value
-    versions = sorted(set(paper.arxiv_versions or []) | set(record.arxiv_versions), key=len)
-    if set(versions) != set(paper.arxiv_versions or []):
-        changes["arxiv_versions"] = sorted(versions, key=lambda v: int(v[1:]))
+    versions = merged_arxiv_versions(paper.arxiv_versions, record.arxiv_versions)
+    if versions != merged_arxiv_versions(paper.arxiv_versions):
+        changes["arxiv_versions"] = versions
     current = paper.author_names
     if record.authors and fuller_author_list(record.authors, current):
         changes["authors"] = list(record.authors)
