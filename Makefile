@@ -14,7 +14,7 @@ TEST_STAMP := $(VENV)/.test-installed
 UPGRADE ?=
 LOCK_ARGS := --generate-hashes --universal --python-version 3.11 --quiet $(UPGRADE)
 
-.PHONY: run test install lock editor lint format check fuzz bench soak backup restore clean
+.PHONY: run test install lock editor lint format check fuzz bench admin-bench soak backup restore clean
 
 # A venv made by a Python older than 3.11 (or whose Python is gone) is rebuilt, not reused.
 ifneq ($(wildcard $(VENV)),)
@@ -89,6 +89,12 @@ fuzz: $(TEST_STAMP)
 # e.g. make bench BENCH_ARGS="--compare postgres://.../bench_demo postgres://.../bench_large --write"
 bench: $(SITE_STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
+
+# The admin at the size of the database in DATABASE_URL (issue 13): the dashboard, every
+# changelist, the biggest change forms, searches and filters; p50, max and queries per page
+# (Django's test Client in-process, a superuser made for the run). ADMIN_BENCH_ARGS="--markdown".
+admin-bench: $(SITE_STAMP)
+	$(BIN)/python bench/admin_bench.py $(ADMIN_BENCH_ARGS)
 
 # 60 s, 20 clients (pages, API reads, a few editors' API writes) on gunicorn with production
 # settings over a scratch PostgreSQL database; fails on any 5xx or lost write. SOAK_ARGS="--write"

@@ -19,7 +19,8 @@ def main():
         if apps.ready:
             from rlscaling.caching import bump_generation
 
-            bump_generation()
+            # flush empties the tables: no cached copy from before it may be served stale.
+            bump_generation(withdrawal=sys.argv[1:2] == ["flush"])
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ import json
 import math
 import os
 import platform
-import re
 import subprocess
 import sys
 import threading
@@ -33,9 +32,16 @@ from urllib.parse import urlencode
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script, too
 
 from bench.endpoints import ENDPOINTS  # noqa: E402
-from bench.harness import HOST, ROOT, Server, describe_database, manage  # noqa: E402
+from bench.harness import (  # noqa: E402
+    HOST,
+    RESULTS,
+    ROOT,
+    Server,
+    describe_database,
+    manage,
+    write_results_section,
+)
 
-RESULTS = ROOT / "bench" / "RESULTS.md"
 SECTION_START, SECTION_END = "<!-- bench:start -->", "<!-- bench:end -->"
 MAX_GROWTH = 2.0  # issue 15: uncached p50 at 100k/1M at most 2x its p50 at demo size
 INDEX_PAGE_SIZE = EXPLORER_PAGE_SIZE = 20  # citations/views.py
@@ -515,14 +521,7 @@ def report(runs, options, command):
     text = "\n".join(lines) + "\n"
     print("\n" + text)
     if options.write:
-        current = RESULTS.read_text()
-        pattern = re.compile(
-            re.escape(SECTION_START) + r".*?" + re.escape(SECTION_END) + r"\n", re.S
-        )
-        if pattern.search(current):
-            RESULTS.write_text(pattern.sub(lambda _: text, current))
-        else:
-            RESULTS.write_text(current.rstrip("\n") + "\n\n" + text)
+        write_results_section(SECTION_START, SECTION_END, text)
         print(f"Written to {RESULTS.relative_to(ROOT)}")
 
 

@@ -200,6 +200,7 @@ API = [
     Endpoint("api:paper-list", "/api/v1/papers/?group_by=layer"),
     Endpoint("api:paper-list", "/api/v1/papers/?fields=slug,title&page_size=100"),
     Endpoint("api:citation-list", "/api/v1/citations/?cited={hub}&group_by=role"),
+    *variants("api:paper-timeline", "/api/v1/papers/{hub}/timeline/", "fields=quarters"),
     Endpoint("api:changelog", "/api/v1/changelog/"),
     Endpoint("about-api", "/about/api/"),
     *variants(

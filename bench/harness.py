@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "RESULTS.md"
 HOST = "127.0.0.1"
 POSTGRES = "postgres://postgres@127.0.0.1:5432"
 
@@ -309,3 +310,15 @@ def describe_database(url):
             version = connection.execute("SHOW server_version").fetchone()[0].split()[0]
             return f"PostgreSQL {version}"
     return "PostgreSQL"
+
+
+def write_results_section(start, end, text):
+    """Put `text` (from the `start` marker to the `end` marker and a newline) in place of the
+    section of bench/RESULTS.md between those markers, or append it when there is none."""
+    current = RESULTS.read_text() if RESULTS.exists() else "# Benchmarks\n"
+    pattern = re.compile(re.escape(start) + r".*?" + re.escape(end) + r"\n?", re.S)
+    if pattern.search(current):
+        updated = pattern.sub(lambda _: text, current, count=1)
+    else:
+        updated = current.rstrip("\n") + "\n\n" + text
+    RESULTS.write_text(updated)

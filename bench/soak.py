@@ -26,7 +26,6 @@ import json
 import os
 import platform
 import random
-import re
 import sys
 import threading
 import time
@@ -36,6 +35,7 @@ from urllib.parse import urlencode
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script, too
 
 from bench.harness import (  # noqa: E402
+    RESULTS,
     ROOT,
     Server,
     answers,
@@ -43,9 +43,9 @@ from bench.harness import (  # noqa: E402
     editor_token,
     request,
     scratch_database,
+    write_results_section,
 )
 
-RESULTS = ROOT / "bench" / "RESULTS.md"
 REDIS = "redis://127.0.0.1:6379/15"
 SECTION_START, SECTION_END = "<!-- soak:start -->", "<!-- soak:end -->"
 
@@ -378,17 +378,6 @@ def markdown(summary):
     return "\n".join(lines) + "\n"
 
 
-def write_results(text):
-    """Replace the Soak section of RESULTS.md (between its markers), or append one."""
-    current = RESULTS.read_text() if RESULTS.exists() else "# Benchmarks\n"
-    pattern = re.compile(re.escape(SECTION_START) + r".*?" + re.escape(SECTION_END) + r"\n?", re.S)
-    if pattern.search(current):
-        updated = pattern.sub(lambda _: text, current)
-    else:
-        updated = current.rstrip("\n") + "\n\n" + text
-    RESULTS.write_text(updated)
-
-
 def passed(summary):
     return not (
         summary["server_errors"]
@@ -455,7 +444,7 @@ def main():
             f"{memory_after['used_memory'] / 1e6:.1f} MB after (shared server: other users too)"
         )
     if args.write:
-        write_results(markdown(summary))
+        write_results_section(SECTION_START, SECTION_END, markdown(summary))
         print(f"Recorded in {RESULTS.relative_to(ROOT)}")
     return 0 if passed(summary) else 1
 

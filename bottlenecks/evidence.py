@@ -385,7 +385,8 @@ class QuarterBar:
 class EvidenceTimeline:
     """Claims (by the date they were reported) and papers (by publication date) on one layer,
     per quarter from the first quarter with either to the last, for a server-drawn SVG strip
-    with the same figures as a table. Two GROUP BY queries; undated rows are counted apart."""
+    with the same figures as a table. The claims in one GROUP BY query, the papers from their
+    stored counts (citations/facet_counts.py); undated rows are counted apart."""
 
     BAR_WIDTH = 6
     QUARTER_WIDTH = 16
@@ -418,7 +419,7 @@ class EvidenceTimeline:
 
     @classmethod
     def for_layer(cls, layer):
-        from citations.models import Paper
+        from citations.facet_counts import layer_quarters
 
         def per_quarter(queryset, date_field):
             rows = (
@@ -430,8 +431,7 @@ class EvidenceTimeline:
             return {_as_date(row["quarter"]): row["n"] for row in rows}
 
         claims = per_quarter(Claim.objects.published().filter(layers=layer), "reported_on")
-        papers = per_quarter(Paper.objects.published().filter(layers=layer), "publication_date")
-        papers.pop(None, None)
+        papers = layer_quarters(layer.pk)  # stored (citations/facet_counts.py)
         undated_claims = claims.pop(None, 0)
         return cls(claims, papers, undated_claims=undated_claims)
 

@@ -38,8 +38,9 @@ class LoopStage(OrderedPublishable):
 
 class LayerQuerySet(PublishableQuerySet):
     def with_public_counts(self):
-        """`paper_count`, `claim_count` and `note_count`: the published ones on each layer."""
-        from citations.models import Paper
+        """`paper_count`, `claim_count` and `note_count`: the published ones on each layer
+        (the papers' stored count: citations/facet_counts.py)."""
+        from citations.facet_counts import LAYER, PUBLIC, PaperFacetCount
         from notes.models import ResearchNote
 
         def published_on_layer(model):
@@ -47,11 +48,29 @@ class LayerQuerySet(PublishableQuerySet):
             counted = rows.values("layers").annotate(n=models.Count("pk")).values("n")
             return Coalesce(models.Subquery(counted), 0)
 
+        stored = PaperFacetCount.objects.filter(
+            scope=PUBLIC, dimension=LAYER, value=models.OuterRef("pk")
+        )
         return self.annotate(
-            paper_count=published_on_layer(Paper),
+            paper_count=Coalesce(models.Subquery(stored.values("count")), 0),
             claim_count=published_on_layer(Claim),  # imported below the models
             note_count=published_on_layer(ResearchNote),
         )
+
+    def publish(self):
+        return self._recounting_papers(super().publish)
+
+    def unpublish(self):
+        return self._recounting_papers(super().unpublish)
+
+    def _recounting_papers(self, change):
+        """A layer that appears or disappears moves the stored "no layer" count of its papers."""
+        from citations.facet_counts import recount_layer_papers
+
+        layers = list(self.values_list("pk", flat=True))
+        changed = change()
+        recount_layer_papers(layers)
+        return changed
 
 
 class Layer(OrderedPublishable):

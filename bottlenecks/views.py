@@ -3,6 +3,7 @@
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
+from citations.facet_counts import LAYER, PUBLIC, stored_count
 from citations.models import Paper
 from notes.models import ResearchNote
 from rlscaling.caching import reads_query
@@ -38,6 +39,7 @@ def layer_detail(request, slug):
             request,
             Paper.objects.published().filter(layers=layer).for_listing().newest_first(),
             LAYER_PAGE_SIZE,
+            count=stored_count(PUBLIC, LAYER, layer.pk),
         ),
         "other_layers": Layer.objects.published().exclude(pk=layer.pk),
     }

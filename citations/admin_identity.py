@@ -10,14 +10,14 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from .duplicates import possible_duplicates
+from rlscaling.publishing.admin import LargeTablePaginator
+
+from .duplicates import DuplicateScan, PossibleDuplicatePair
 from .identity import PaperIdentifier, PaperMerge, PaperSlugAlias, PendingCitation
 from .importers import FORMATS, BadImportFile
 from .importers.runs import ImportRun
 from .merging import merge_papers, undo_merge
 from .models import Paper
-
-MAX_UPLOAD_BYTES = 200 * 1024 * 1024
 
 
 class ImportForm(forms.Form):
@@ -43,13 +43,10 @@ class ImportForm(forms.Form):
         data = super().clean()
         upload = data.get("file")
         if upload:
-            if upload.size > MAX_UPLOAD_BYTES:
-                raise forms.ValidationError("The file is larger than 200 MB.")
-            try:
-                data["content"] = upload.read().decode("utf-8-sig")
-            except UnicodeDecodeError:
-                raise forms.ValidationError("The file is not UTF-8 text.") from None
-            data["name"] = upload.name
+            if too_large := ImportRun.upload_too_large(upload):
+                raise forms.ValidationError(too_large)
+            # Read in pieces as it is stored (ImportRun.store), never whole.
+            data["content"], data["name"] = upload, upload.name
         elif data.get("text", "").strip():
             data["content"], data["name"] = data["text"], "pasted text"
         else:
@@ -64,6 +61,7 @@ class ImportRunAdmin(admin.ModelAdmin):
     readonly_fields = [
         "name",
         "format",
+        "size",
         "publish",
         "state",
         "records",
@@ -77,7 +75,6 @@ class ImportRunAdmin(admin.ModelAdmin):
         "dry_run",
         "report",
     ]
-    exclude = ["text"]
 
     @admin.display(description="progress")
     def progress(self, run):
@@ -102,7 +99,8 @@ class ImportRunAdmin(admin.ModelAdmin):
         ]
 
     def add_view(self, request, form_url="", extra_context=None):
-        """Paste or upload, then see the dry run (nothing written but the run's own row)."""
+        """Paste or upload, then see the dry run (nothing written but the run itself); a large
+        file's dry run is made by the worker, its page showing the progress."""
         if not self.has_add_permission(request):
             raise PermissionDenied
         form = ImportForm(request.POST or None, request.FILES or None)
@@ -115,7 +113,7 @@ class ImportRunAdmin(admin.ModelAdmin):
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
             try:
-                run, plan = ImportRun.preview(
+                run, _ = ImportRun.preview(
                     data["content"], data["format"], data["name"], data["publish"], request.user
                 )
             except BadImportFile as error:
@@ -146,6 +144,17 @@ class ImportRunAdmin(admin.ModelAdmin):
             "title": "Dry run: confirm the import",
         }
         return TemplateResponse(request, "admin/citations/import_confirm.html", context)
+
+
+DUPLICATES_SHOWN = 100  # pairs per page
+
+
+class DuplicatePairPaginator(LargeTablePaginator):
+    """A page's pairs found by key first (an index walk), then read with their two papers:
+    a late page no longer joins every pair before it. Counted exactly (tens of thousands of
+    pairs count in milliseconds through the open pairs' partial index)."""
+
+    ESTIMATED_FROM = float("inf")
 
 
 @admin.register(PaperMerge)
@@ -200,27 +209,70 @@ class PaperMergeAdmin(admin.ModelAdmin):
         ]
 
     def duplicates_view(self, request):
-        """Possible duplicates; POST keep=<pk>&other=<pk> merges `other` into `keep`."""
+        """The stored possible duplicates, strongest first, a page at a time (the pairs are
+        found by a scan in the task queue: citations/duplicates.py). POST keep=<pk>&other=<pk>
+        merges `other` into `keep`; dismiss=<pair> or restore=<pair> marks a pair as two
+        papers or takes that back; scan=1 queues a new scan."""
         if not self.may_merge(request):
             raise PermissionDenied
         if request.method == "POST":
-            keep = get_object_or_404(Paper, pk=request.POST.get("keep"))
-            other = get_object_or_404(Paper, pk=request.POST.get("other"))
-            if keep.pk == other.pk:
-                self.message_user(request, "A paper cannot be merged into itself.", messages.ERROR)
-                return redirect("admin:citations_paper_duplicates")
-            merge = merge_papers(keep, other, reason="editor", user=request.user)
-            self.message_user(
-                request, f"Merged {merge.merged_slug} into {keep.slug}; undo it from the merge log."
-            )
-            return redirect(reverse("admin:citations_paper_change", args=[keep.pk]))
+            return self.duplicates_post(request)
+        showing_dismissed = request.GET.get("dismissed") == "1"
+        pending, scan = DuplicateScan.pending(), DuplicateScan.latest_finished()
+        if pending is None and DuplicateScan.is_stale(scan):
+            pending = DuplicateScan.request()  # papers changed since the last scan
+        pairs = PossibleDuplicatePair.objects.select_related("first", "second").only(
+            "reason", "score", "dismissed_at", *self.PAIR_PAPER_FIELDS
+        )
+        if showing_dismissed:
+            pairs = pairs.exclude(dismissed_at=None).order_by("-dismissed_at", "-pk")
+        else:
+            pairs = pairs.open()
+        page = DuplicatePairPaginator(pairs, DUPLICATES_SHOWN).get_page(request.GET.get("p"))
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "pairs": possible_duplicates(),
+            "page": page,
+            "pairs": page.object_list,
+            "total": page.paginator.count,
+            "showing_dismissed": showing_dismissed,
+            "scan": scan,
+            "pending": pending,
             "title": "Possible duplicate papers",
         }
         return TemplateResponse(request, "admin/citations/duplicates.html", context)
+
+    PAIR_PAPER_FIELDS = [
+        f"{end}__{name}" for end in ("first", "second") for name in ("id", "title", "slug")
+    ]
+
+    def duplicates_post(self, request):
+        back = redirect("admin:citations_paper_duplicates")
+        if request.POST.get("scan"):
+            DuplicateScan.request()
+            self.message_user(request, "A new search for duplicates is queued.")
+            return back
+        for action in ("dismiss", "restore"):
+            if action in request.POST:
+                pair = get_object_or_404(PossibleDuplicatePair, pk=request.POST[action])
+                if action == "dismiss":
+                    pair.dismiss(request.user)
+                    self.message_user(request, "Dismissed: these are two papers.")
+                else:
+                    pair.dismissed_at, pair.dismissed_by = None, None
+                    pair.save(update_fields=["dismissed_at", "dismissed_by"])
+                    self.message_user(request, "The pair is listed again.")
+                return back
+        keep = get_object_or_404(Paper, pk=request.POST.get("keep"))
+        other = get_object_or_404(Paper, pk=request.POST.get("other"))
+        if keep.pk == other.pk:
+            self.message_user(request, "A paper cannot be merged into itself.", messages.ERROR)
+            return back
+        merge = merge_papers(keep, other, reason="editor", user=request.user)
+        self.message_user(
+            request, f"Merged {merge.merged_slug} into {keep.slug}; undo it from the merge log."
+        )
+        return redirect(reverse("admin:citations_paper_change", args=[keep.pk]))
 
 
 @admin.register(PaperIdentifier)

@@ -24,7 +24,7 @@ import random
 import re
 import time
 
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -33,6 +33,7 @@ from rlscaling.models import Tag
 from rlscaling.publishing import Status
 from rlscaling.tags import recount_tags
 
+from .cite_keys import base_key
 from .models import (
     Author,
     Authorship,
@@ -41,9 +42,12 @@ from .models import (
     CitationPolarity,
     CitationRole,
     CitationSource,
+    CitingTimelineCount,
+    DatePrecision,
     Paper,
     TaggedPaper,
     recount_citations,
+    recount_paper_facets,
 )
 
 PREFIX_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -260,6 +264,10 @@ class CorpusGenerator:
                 pattern,
             ),
             (
+                f"DELETE FROM {CitingTimelineCount._meta.db_table} WHERE paper_id IN ({paper_ids})",
+                pattern,
+            ),
+            (
                 f"DELETE FROM {Citation._meta.db_table} WHERE citing_paper_id IN ({paper_ids}) "
                 f"OR cited_paper_id IN ({paper_ids})",
                 pattern * 2,
@@ -295,13 +303,22 @@ class CorpusGenerator:
             recount_citations(paper_ids)  # the stored counts (citations/counts.py)
             self.progress("counted the citing papers of each paper")
             recount_tags()  # the stored public counts of each tag (rlscaling/tags.py)
+            recount_paper_facets()  # years, tags and layers (citations/facet_counts.py)
             self.progress("committing (the database checks the deferred foreign keys now)")
         self.progress("committed")
         if self.postgres:
             # Fresh statistics for the planner; VACUUM also sets the visibility map that
             # index-only scans need (it cannot run inside a transaction, e.g. in tests).
             command = "ANALYZE" if connection.in_atomic_block else "VACUUM ANALYZE"
-            tables = [Paper, Citation, CitationCount, Authorship, Author, TaggedPaper]
+            tables = [
+                Paper,
+                Citation,
+                CitationCount,
+                CitingTimelineCount,
+                Authorship,
+                Author,
+                TaggedPaper,
+            ]
             tables.append(Paper.layers.through)
             with connection.cursor() as cursor:
                 for model in tables:
@@ -561,63 +578,20 @@ class CorpusGenerator:
     # -- writing ---------------------------------------------------------------------------
 
     def allocate_ids(self, model, count):
-        """Primary keys for rows we must reference before they are written."""
-        if count == 0:
-            return []
-        table = model._meta.db_table
-        with connection.cursor() as cursor:
-            if self.postgres:
-                cursor.execute(
-                    "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
-                    [table, count],
-                )
-                return [row[0] for row in cursor.fetchall()]
-            cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}")
-            start = cursor.fetchone()[0] + 1
-        return list(range(start, start + count))
+        return allocate_ids(model, count)
 
     def write(self, model, fields, rows, total, label):
-        """Write rows (tuples in `fields` order): COPY on PostgreSQL, bulk_create elsewhere."""
         step = max(10_000, total // 10)
-        written = 0
-        if self.postgres:
-            # COPY leaves every column it is not given to the database: give the fields without
-            # a database default their model default ("" for text), as bulk_create would.
-            defaults = [
-                field
-                for field in model._meta.concrete_fields
-                if field.name not in fields and not field.primary_key and not field.has_db_default()
-            ]
-            extra = tuple(
-                field.get_db_prep_save(field.get_default(), connection) for field in defaults
-            )
-            fields = [*fields, *(field.name for field in defaults)]
-            rows = (row + extra for row in rows)
-            columns = ", ".join(
-                connection.ops.quote_name(model._meta.get_field(field).column) for field in fields
-            )
-            table = connection.ops.quote_name(model._meta.db_table)
-            with (
-                connection.cursor() as cursor,
-                cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy,
-            ):
-                for row in rows:
-                    copy.write_row(row)
-                    written += 1
-                    if written % step == 0:
-                        self.progress(f"{label}: {written:,}/{total:,}")
-        else:
-            attnames = [model._meta.get_field(field).attname for field in fields]
-            iterator = iter(rows)
-            while batch := list(itertools.islice(iterator, self.batch_size)):
-                model.objects.bulk_create(
-                    [model(**dict(zip(attnames, row, strict=True))) for row in batch]
-                )
-                written += len(batch)
-                if written // step > (written - len(batch)) // step:
-                    self.progress(f"{label}: {written:,}/{total:,}")
-        self.progress(f"{label}: {written:,} written")
-        return written
+        reported = [0]
+
+        def report(written, done=False):
+            if done:
+                self.progress(f"{label}: {written:,} written")
+            elif written // step > reported[0]:
+                reported[0] = written // step
+                self.progress(f"{label}: {written:,}/{total:,}")
+
+        return write_rows(model, fields, rows, batch_size=self.batch_size, report=report)
 
     def write_authors(self, papers):
         names = list(dict.fromkeys(name for paper in papers for name in paper["authors"]))
@@ -638,10 +612,10 @@ class CorpusGenerator:
         ]  # fmt: skip
         values = fields[1:]
         rows = (
-            (pk, *(paper[field] for field in values), self.now, self.now, 1)
+            (pk, *(paper[field] for field in values), self.now, self.now, 1, cite_key_base(paper))
             for pk, paper in zip(paper_ids, papers, strict=True)
         )
-        fields += ["created_at", "updated_at", "version"]
+        fields += ["created_at", "updated_at", "version", "cite_key_base"]
         self.write(Paper, fields, rows, len(papers), "papers")
 
     def write_authorships(self, papers, paper_ids, author_ids):
@@ -718,3 +692,107 @@ class CorpusGenerator:
                 )
 
         self.write(Citation, fields, rows(), len(edges), "citations")
+
+
+# -- bulk writing, shared with the bulk importer (citations/importers/bulk.py) -------------------
+
+
+def allocate_ids(model, count):
+    """Primary keys for rows we must reference before they are written."""
+    if count == 0:
+        return []
+    table = model._meta.db_table
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+                [table, count],
+            )
+            return [row[0] for row in cursor.fetchall()]
+        cursor.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}")
+        start = cursor.fetchone()[0] + 1
+    return list(range(start, start + count))
+
+
+def cite_key_base(paper):
+    """The stored base cite key of a generated paper (citations/cite_keys.py); its date is
+    known to the day."""
+    first_author = paper["authors"][0] if paper["authors"] else None
+    return base_key(
+        first_author,
+        paper["byline"],
+        paper["institution"],
+        paper["publication_date"],
+        DatePrecision.DAY,
+        paper["title"],
+    )
+
+
+def unnamed_defaults(model, fields):
+    """(column, value) for the model's fields not in `fields` that have no database default:
+    their model default ("" for text), which a raw COPY or INSERT would otherwise leave NULL."""
+    return [
+        (field.column, field.get_db_prep_save(field.get_default(), connection))
+        for field in model._meta.concrete_fields
+        if field.name not in fields and not field.primary_key and not field.has_db_default()
+    ]
+
+
+def copy_rows(table, columns, rows):
+    """COPY rows (tuples in `columns` order) into a PostgreSQL table; returns how many."""
+    quoted = ", ".join(connection.ops.quote_name(column) for column in columns)
+    written = 0
+    with (
+        connection.cursor() as cursor,
+        cursor.copy(f"COPY {connection.ops.quote_name(table)} ({quoted}) FROM STDIN") as copy,
+    ):
+        for row in rows:
+            copy.write_row(row)
+            written += 1
+    return written
+
+
+def write_rows(model, fields, rows, batch_size=5000, report=None):
+    """Write rows (tuples in `fields` order): COPY on PostgreSQL, bulk_create elsewhere.
+    `report(written)` is called as rows go out, and `report(written, done=True)` at the end."""
+    report = report or (lambda written, done=False: None)
+    written = 0
+    if connection.vendor == "postgresql":
+        # COPY leaves every column it is not given to the database: give the fields without
+        # a database default their model default ("" for text), as bulk_create would.
+        defaults = unnamed_defaults(model, fields)
+        extra = tuple(value for _, value in defaults)
+        columns = [model._meta.get_field(field).column for field in fields]
+        columns += [column for column, _ in defaults]
+
+        # JSON values go out through the field (psycopg would send a list as an array).
+        json = [
+            (index, model._meta.get_field(field))
+            for index, field in enumerate(fields)
+            if isinstance(model._meta.get_field(field), models.JSONField)
+        ]
+
+        def counted():
+            nonlocal written
+            for row in rows:
+                if json:
+                    row = list(row)
+                    for index, field in json:
+                        row[index] = field.get_db_prep_save(row[index], connection)
+                    row = tuple(row)
+                yield row + extra
+                written += 1
+                report(written)
+
+        copy_rows(model._meta.db_table, columns, counted())
+    else:
+        attnames = [model._meta.get_field(field).attname for field in fields]
+        iterator = iter(rows)
+        while batch := list(itertools.islice(iterator, batch_size)):
+            model.objects.bulk_create(
+                [model(**dict(zip(attnames, row, strict=True))) for row in batch]
+            )
+            written += len(batch)
+            report(written)
+    report(written, done=True)
+    return written

@@ -20,9 +20,11 @@ from .filters import CitingPaperFilter, ResearchIndexFilter
 from .formats import bibtex_entries, csl_items, ris_records, scholarly_article
 from .models import Authorship, Paper
 
-# The most papers one download holds (a hub can have tens of thousands of citing papers); the
-# whole corpus is in the public dump (/data/).
-EXPORT_LIMIT = 5000
+# The most papers one download holds (a hub can have tens of thousands of citing papers): a
+# longer list continues in the next file (`?page=2`, ...), which the answer names in its Link
+# header (rel="next"), so what a download costs in time and memory is bounded by this, not by
+# the list. The whole corpus is in the public dump (/data/).
+EXPORT_LIMIT = 1000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,8 +63,44 @@ def export_format(extension):
         raise Http404("No such export format.") from None
 
 
-def with_authors(papers):
-    return papers.with_authors()[:EXPORT_LIMIT]
+def bad_request(message):
+    return HttpResponse(f"{message}\n", status=400, content_type="text/plain; charset=utf-8")
+
+
+def requested_page(request):
+    """The page of a list download asked for (1 without `?page=`), or None when malformed."""
+    value = request.GET.get("page", "1")
+    if not (value.isascii() and value.isdigit()) or len(value) > 9 or int(value) < 1:
+        return None
+    return int(value)
+
+
+def page_link(request, page, relation):
+    params = request.GET.copy()
+    params["page"] = page
+    return f'<{request.path}?{params.urlencode()}>; rel="{relation}"'
+
+
+def list_download(request, fmt, rows, filename, paper=lambda row: row):
+    """One page of EXPORT_LIMIT papers of a list (`rows`: a queryset, `paper(row)` its paper,
+    authors prefetched), linked to the pages before and after it."""
+    page = requested_page(request)
+    if page is None:
+        return bad_request("Bad page: a whole number from 1.")
+    start = (page - 1) * EXPORT_LIMIT
+    rows = list(rows[start : start + EXPORT_LIMIT + 1])  # one more says a next page exists
+    if page > 1 and not rows:
+        raise Http404("No such page of this list.")
+    papers = [paper(row) for row in rows[:EXPORT_LIMIT]]
+    response = fmt.response(papers, filename if page == 1 else f"{filename}-page-{page}")
+    links = []
+    if page > 1:
+        links.append(page_link(request, page - 1, "prev"))
+    if len(rows) > EXPORT_LIMIT:
+        links.append(page_link(request, page + 1, "next"))
+    if links:
+        response["Link"] = ", ".join(links)
+    return response
 
 
 def visible_paper(request, slug):
@@ -140,18 +178,17 @@ def negotiated(html_view):
 # -- lists of papers --------------------------------------------------------------------------
 
 
-def citing_papers_queryset(paper, citations):
-    """The citing papers of the explorer's edges, in its order, authors prefetched."""
-    edges = citations.prefetch_related(
+def with_citing_papers(citations):
+    """The explorer's edges with their citing papers' authors prefetched."""
+    return citations.prefetch_related(
         Prefetch(
             "citing_paper__authorships",
             queryset=Authorship.objects.select_related("author"),
         )
-    )[:EXPORT_LIMIT]
-    return [edge.citing_paper for edge in edges]
+    )
 
 
-@reads_query(CitingPaperFilter)
+@reads_query(CitingPaperFilter, "page")
 @require_safe
 def hub_export(request, slug, extension):
     """A hub's citing papers as the explorer lists them (`?role=`, `?polarity=`, ...)."""
@@ -159,33 +196,32 @@ def hub_export(request, slug, extension):
     paper = get_object_or_404(Paper.objects.visible_to(request.user), slug=slug)
     explorer = CitingPaperFilter(request.GET or None, queryset=paper.citing_citations())
     if explorer.is_bound and not explorer.is_valid():
-        return HttpResponse(
-            f"Bad filter: {explorer.errors.as_text()}\n",
-            status=400,
-            content_type="text/plain; charset=utf-8",
-        )
-    return fmt.response(citing_papers_queryset(paper, explorer.qs), f"{paper.slug}-citing")
+        return bad_request(f"Bad filter: {explorer.errors.as_text()}")
+    edges = with_citing_papers(explorer.qs)
+    return list_download(
+        request, fmt, edges, f"{paper.slug}-citing", paper=lambda edge: edge.citing_paper
+    )
 
 
-@reads_query()
+@reads_query("page")
 @require_safe
 def tag_export(request, slug, extension):
     fmt = export_format(extension)
     tag = get_object_or_404(public_tags(), slug=slug)
     papers = Paper.objects.published().filter(tags=tag).newest_first()
-    return fmt.response(with_authors(papers), f"tag-{tag.slug}")
+    return list_download(request, fmt, papers.with_authors(), f"tag-{tag.slug}")
 
 
-@reads_query()
+@reads_query("page")
 @require_safe
 def layer_export(request, slug, extension):
     fmt = export_format(extension)
     layer = get_object_or_404(Layer.objects.visible_to(request.user), slug=slug)
     papers = Paper.objects.published().filter(layers=layer).newest_first()
-    return fmt.response(with_authors(papers), f"layer-{layer.slug}")
+    return list_download(request, fmt, papers.with_authors(), f"layer-{layer.slug}")
 
 
-@reads_query(ResearchIndexFilter)
+@reads_query(ResearchIndexFilter, "page")
 @require_safe
 def research_export(request, extension):
     """The research index as searched and filtered (`?q=`, `?tag=`, `?year=`, ...)."""
@@ -194,12 +230,8 @@ def research_export(request, extension):
         request.GET or None, queryset=Paper.objects.in_research_index(), request=request
     )
     if filterset.is_bound and not filterset.is_valid():
-        return HttpResponse(
-            f"Bad filter: {filterset.errors.as_text()}\n",
-            status=400,
-            content_type="text/plain; charset=utf-8",
-        )
-    return fmt.response(with_authors(filterset.qs), "research")
+        return bad_request(f"Bad filter: {filterset.errors.as_text()}")
+    return list_download(request, fmt, filterset.listing.with_authors(), "research")
 
 
 def download_links(url_name, **kwargs):

@@ -3,13 +3,13 @@ querysets out). Unknown values make the form invalid; views answer those with a 
 
 import django_filters
 from django import forms
-from django.db.models import Q, Value
+from django.db.models import Q, Value, prefetch_related_objects
 from django_filters.constants import EMPTY_VALUES
 
 from bottlenecks.models import Layer
-from rlscaling.caching import cached_by_generation
-from rlscaling.tags import tags_on
+from rlscaling.models import Tag
 
+from .facet_counts import ALL, INDEX, LAYER, TAG, YEAR, facet_counts, stored_count
 from .models import (
     NEWEST_FIRST,
     PROVENANCE_CHOICES,
@@ -18,10 +18,14 @@ from .models import (
     CitationRole,
     DatePrecision,
     Paper,
+    authorships_with_authors,
     provenance_q,
 )
 
 SORT_CHOICES = [("newest", "Newest first"), ("oldest", "Oldest first"), ("relevance", "Best match")]
+# A search's best matches are ranked among its newest this many matches (ts_rank reads each
+# one's document: ranking every match of a common word grew with the corpus, issue 15).
+RANKED_MATCHES = 1000
 
 
 class YearFilter(django_filters.NumberFilter):
@@ -34,9 +38,12 @@ class YearFilter(django_filters.NumberFilter):
         return queryset if value in EMPTY_VALUES else queryset.published_in(value)
 
 
-def index_tag_choices():
-    """(slug, display name) of the tags on research-index papers, by display name."""
-    tags = tags_on(Paper.objects.in_research_index()).only("slug", "name", "display_name")
+def index_tag_choices(tag_ids=None):
+    """(slug, display name) of the tags on research-index papers (of `tag_ids`, the tags
+    with a stored index count, when given), by display name."""
+    if tag_ids is None:
+        tag_ids = facet_counts(INDEX)[TAG]
+    tags = Tag.objects.filter(pk__in=list(tag_ids)).only("slug", "name", "display_name")
     return sorted(((tag.slug, tag.label) for tag in tags), key=lambda choice: choice[1].lower())
 
 
@@ -79,19 +86,36 @@ class ResearchIndexFilter(django_filters.FilterSet):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # Only the years in which an index paper appeared, worked out once per content change.
-        years = cached_by_generation("research-index:years", self.publication_years)
+        # The tags and years of index papers, and the total: stored counts, read in one query
+        # (citations/facet_counts.py), not a scan of the index per request.
+        self.stored_counts = facet_counts(INDEX)
+        self.form.fields["tag"].choices = index_tag_choices(self.stored_counts[TAG])
+        years = sorted(self.stored_counts[YEAR], reverse=True)
         choices = [("", "Any year")] + [(year, str(year)) for year in years]
         self.form.fields["year"].widget = forms.Select(choices=choices)
 
-    def publication_years(self):
-        dates = (
-            self.queryset.prefetch_related(None)
-            .exclude(date_precision=DatePrecision.UNKNOWN)
-            .order_by()
-            .dates("publication_date", "year", order="DESC")
-        )
-        return [date.year for date in dates]
+    @property
+    def total(self):
+        """Papers in the research index."""
+        return self.stored_counts[ALL].get(0, 0)
+
+    def stored_match_count(self):
+        """How many papers match, when stored: unfiltered (the total) or filtered by one tag,
+        layer or year alone; None otherwise (a search, or filters combined)."""
+        data = self.form.cleaned_data if self.is_bound and self.is_valid() else {}
+        used = [name for name in ("q", "tag", "layer", "year") if data.get(name)]
+        if not used:
+            return self.total
+        if len(used) > 1:
+            return None
+        name, value = used[0], data[used[0]]
+        if name == "year":
+            return self.stored_counts[YEAR].get(value, 0)
+        if name == "tag":
+            return stored_count(INDEX, TAG, Tag.objects.filter(slug=value).values("pk")[:1])
+        if name == "layer":
+            return stored_count(INDEX, LAYER, Layer.objects.filter(slug=value).values("pk")[:1])
+        return None
 
     def filter_search(self, queryset, name, value):
         return queryset.search(value)
@@ -112,6 +136,43 @@ class ResearchIndexFilter(django_filters.FilterSet):
         return self.is_bound and any(
             self.form.cleaned_data.get(name) for name in ("q", "tag", "layer", "year")
         )
+
+    @property
+    def listing(self):
+        """The papers as the index pages list them: `qs`, except that a search by relevance
+        ranks only its newest RANKED_MATCHES matches, the older ones following newest first."""
+        papers = self.qs
+        if "-rank" in papers.query.order_by:
+            return RankedThenNewest(papers, RANKED_MATCHES)
+        return papers
+
+
+class RankedThenNewest:
+    """Search matches best first without ranking every one: the newest `ranked` matches by
+    relevance, then the older ones newest first; each slice is read with at most two
+    bounded queries (a walk of the date index and a rank of `ranked` documents)."""
+
+    def __init__(self, matches, ranked, prefetch=()):
+        self.matches, self.ranked, self.prefetch = matches, ranked, prefetch
+        self.newest = matches.order_by(*NEWEST_FIRST)
+
+    def count(self):
+        return self.matches.count()
+
+    def with_authors(self):
+        return RankedThenNewest(self.matches, self.ranked, [authorships_with_authors()])
+
+    def __getitem__(self, key):
+        start, stop = key.start or 0, key.stop  # the paginator asks for slices
+        rows = []
+        if start < self.ranked:
+            candidates = self.newest.values("pk")[: self.ranked]
+            best = self.matches.filter(pk__in=candidates)
+            rows += best[start : min(stop, self.ranked)]
+        if stop > self.ranked:
+            rows += self.newest[max(start, self.ranked) : stop]
+        prefetch_related_objects(rows, *self.prefetch)  # once for both parts
+        return rows
 
 
 def explorer_terms():
@@ -200,6 +261,9 @@ class CitingYearFilter(django_filters.NumberFilter):
         ).exclude(citing_paper__date_precision=DatePrecision.UNKNOWN)
 
 
+NO_POLARITY = "none"  # the explorer's `?polarity=none`: edges without a polarity
+
+
 class CitingPaperFilter(django_filters.FilterSet):
     """The explorer on a paper hub: its incoming citation edges by role, polarity and
     provenance, by the citing paper's year (one or a range), bottleneck layer and institution,
@@ -220,6 +284,8 @@ class CitingPaperFilter(django_filters.FilterSet):
         field_name="polarity__slug",
         choices=[],
         empty_label="Any polarity",
+        null_label="Not classified",
+        null_value=NO_POLARITY,
         label="Citation polarity",
     )
     provenance = django_filters.ChoiceFilter(
@@ -255,21 +321,22 @@ class CitingPaperFilter(django_filters.FilterSet):
             fields[name].widget.attrs.update(inputmode="numeric", placeholder="e.g. 2025")
         # The three lists' choices, read once per request in one query (validating and
         # showing the form share them).
-        terms = explorer_terms()
-        fields["layer"].choices = [fields["layer"].choices[0], *terms["layer"]]
+        self.vocabulary = terms = explorer_terms()
+        fields["layer"].choices = terms["layer"]
         for axis in ("role", "polarity"):
             # "Background (6)": the options show how many citing papers each would list.
-            options = [
+            fields[axis].choices = [
                 (slug, f"{name} ({summary.count_of(axis, slug)})" if summary else name)
                 for slug, name in terms[axis]
             ]
-            fields[axis].choices = [fields[axis].choices[0], *options]
+        if summary:
+            unclassified = summary.polarity_unclassified
+            fields["polarity"].null_label = f"Not classified ({unclassified})"
 
     def filter_search(self, queryset, name, value):
         """Text in the citing paper (its own search: title, authors, byline, institution,
         summary, abstract, identifiers) or in the citing sentence."""
-        papers = Paper.objects.search(value).values("pk")
-        return queryset.filter(Q(citing_paper__in=papers) | Q(context__icontains=value.strip()))
+        return queryset.citing_text(value)
 
     def filter_institution(self, queryset, name, value):
         return queryset.filter(
@@ -296,9 +363,14 @@ class CitingPaperFilter(django_filters.FilterSet):
 
     @property
     def terms(self):
-        """The role and polarity slugs asked for (None for any), once the form is valid."""
+        """The role and polarity slugs asked for (None for any), once the form is valid;
+        `no_polarity` for the edges without a polarity."""
         data = self.form.cleaned_data if self.is_bound else {}
-        return {name: data.get(name) or None for name in ("role", "polarity")}
+        terms = {name: data.get(name) or None for name in ("role", "polarity")}
+        terms["no_polarity"] = terms["polarity"] == NO_POLARITY
+        if terms["no_polarity"]:
+            terms["polarity"] = None
+        return terms
 
     # Filters whose count the summary knows (CitationSummary.count_for); others are counted.
     COUNTED_BY_SUMMARY = ("role", "polarity", "unclassified")

@@ -1,8 +1,9 @@
 """Papers in the formats other tools read: schema.org JSON-LD (the hub page's structured data),
 BibTeX (written by bibtexparser), CSL-JSON (Zotero, Pandoc, citeproc) and RIS (written by rispy).
 
-Every export of a paper names it by the same cite key (`cite_keys`), unique across the site, so
-files exported from different pages combine without duplicate keys."""
+Every export of a paper names it by the same cite key (`cite_key`; its stored base and suffixes:
+citations/cite_keys.py), unique across the site, so files exported from different pages combine
+without duplicate keys."""
 
 import re
 
@@ -12,7 +13,6 @@ from bibtexparser.middlewares.names import NameParts
 from bibtexparser.model import Entry, Field
 from bibtexparser.writer import BibtexFormat
 from django.conf import settings
-from django.db.models import OuterRef, Subquery
 from django.utils.text import slugify
 
 CITO = "http://purl.org/spar/cito/"
@@ -218,13 +218,6 @@ def base_cite_key(first_author, organisation, year, title):
     return f"{name}{year or ''}{title_word}"
 
 
-def first_author_names():
-    from .models import Authorship
-
-    authorships = Authorship.objects.order_by("position", "id")
-    return Subquery(authorships.filter(paper=OuterRef("pk")).values("author__name")[:1])
-
-
 def key_suffix(index):
     """The suffix of the index-th paper sharing a key: none, then b, c, ..., z, 27, 28, ..."""
     if index == 0:
@@ -232,46 +225,30 @@ def key_suffix(index):
     return chr(ord("a") + index) if index < 26 else str(index + 1)
 
 
-def compute_cite_key_suffixes():
-    """{paper id: suffix} for every paper whose base key another paper also has. Every paper
-    counts, drafts too, so that publishing one never renames a published paper's key; within a
-    key the oldest row keeps it bare and later ones add b, c, ... in creation order."""
-    from .models import DatePrecision, Paper
-
-    rows = Paper.objects.annotate(first_author=first_author_names()).values_list(
-        "pk", "first_author", "byline", "institution", "publication_date", "date_precision", "title"
+def stored_base_key(paper):
+    """The paper's base cite key as stored (citations/cite_keys.py), or worked out from its
+    fields and authors for a paper that has none stored (one not saved yet)."""
+    if paper.cite_key_base:
+        return paper.cite_key_base
+    names = paper.author_names
+    year = paper.known_publication_date.year if paper.known_publication_date else ""
+    return base_cite_key(
+        names[0] if names else "", paper.byline or paper.institution, year, paper.title
     )
-    by_key = {}
-    for pk, author, byline, institution, date, precision, title in rows.order_by("pk"):
-        year = date.year if date and precision != DatePrecision.UNKNOWN else ""
-        key = base_cite_key(author, byline or institution, year, title)
-        by_key.setdefault(key, []).append(pk)
-    suffixes = {}
-    for key, pks in by_key.items():
-        index = 0
-        for pk in pks[1:]:
-            index += 1
-            while key + key_suffix(index) in by_key:  # never another paper's bare key
-                index += 1
-            suffixes[pk] = key_suffix(index)
-    return suffixes
 
 
-def cite_key_suffixes():
-    from rlscaling.caching import cached_by_generation
+def cite_key_suffixes(papers):
+    """{paper id: suffix} for the papers sharing a base key with one of `papers`: read from
+    the papers with those keys (indexed), whatever the corpus size."""
+    from .cite_keys import cite_key_suffixes as suffixes_of
 
-    return cached_by_generation("export-cite-key-suffixes", compute_cite_key_suffixes)
+    return suffixes_of({stored_base_key(paper) for paper in papers})
 
 
 def cite_key(paper, suffixes=None):
     """The paper's cite key, the same in every export and unique across the site."""
-    names = paper.author_names
-    year = paper.known_publication_date.year if paper.known_publication_date else ""
-    base = base_cite_key(
-        names[0] if names else "", paper.byline or paper.institution, year, paper.title
-    )
-    suffixes = cite_key_suffixes() if suffixes is None else suffixes
-    return base + suffixes.get(paper.pk, "")
+    suffixes = cite_key_suffixes([paper]) if suffixes is None else suffixes
+    return stored_base_key(paper) + suffixes.get(paper.pk, "")
 
 
 # -- BibTeX -----------------------------------------------------------------------------------
@@ -335,7 +312,8 @@ def bibtex_fields(paper):
 
 def bibtex_entries(papers):
     """The papers (authors prefetched) as one BibTeX file, one entry each, keys unique."""
-    suffixes = cite_key_suffixes()
+    papers = list(papers)
+    suffixes = cite_key_suffixes(papers)
     library = bibtexparser.Library()
     for paper in papers:
         fields = []
@@ -404,7 +382,8 @@ def csl_item(paper, suffixes=None):
 
 
 def csl_items(papers):
-    suffixes = cite_key_suffixes()
+    papers = list(papers)
+    suffixes = cite_key_suffixes(papers)
     return [csl_item(paper, suffixes) for paper in papers]
 
 
@@ -453,5 +432,6 @@ def ris_record(paper, suffixes=None):
 
 
 def ris_records(papers):
-    suffixes = cite_key_suffixes()
+    papers = list(papers)
+    suffixes = cite_key_suffixes(papers)
     return rispy.dumps([ris_record(paper, suffixes) for paper in papers])

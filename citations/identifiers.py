@@ -118,4 +118,14 @@ class ArxivIdField(IdentifierField):
 
 
 class DoiField(IdentifierField):
+    """A DOI, stored in lower case however it is saved (full_clean() or not), so lookups are
+    exact matches on the unique index instead of UPPER() over every paper."""
+
     normalise = staticmethod(normalise_doi)
+
+    def pre_save(self, model_instance, add):
+        value = super().pre_save(model_instance, add)
+        if value and value != value.lower():
+            value = value.lower()
+            setattr(model_instance, self.attname, value)
+        return value

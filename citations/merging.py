@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from .identity import PaperIdentifier, PaperMerge, PaperSlugAlias, PendingCitation
-from .models import Authorship, Citation
+from .models import Authorship, Citation, recount_paper_facets
 
 FILLED_FIELDS = ("byline", "institution", "publication_date", "url", "abstract", "summary")
 
@@ -147,6 +147,8 @@ def undo_merge(merge):
     keep.layers.remove(*added["layers"])
     other.notes.set(snapshot["notes"])
     keep.notes.remove(*added["notes"])
+    # Restored as a fixture is (raw: no signals): its year, tag and layer counts.
+    recount_paper_facets({other.pk})
     for edge_pk, side in snapshot["moved_edges"]:
         edge = Citation.objects.filter(pk=edge_pk).first()
         if edge:

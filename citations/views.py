@@ -6,17 +6,23 @@ from django.views.decorators.http import require_safe
 
 from bottlenecks.models import Layer
 from notes.models import GuideSection, ResearchNote
-from rlscaling.caching import cached_by_generation, reads_query
+from rlscaling.caching import reads_query
 from rlscaling.pagination import paginate
 from rlscaling.publishing.preview import render_item
 
 from .filters import CitingPaperFilter, ResearchIndexFilter
 from .formats import scholarly_article
+from .matrix import RolePolarityMatrix
 from .models import Paper
 
 INDEX_PAGE_SIZE = 20
+# A research index page whose count is not stored (a search, or filters combined) counts this
+# many matching papers past its start, and says "more than" beyond them.
+INDEX_COUNT_AHEAD = 200
 EXPLORER_PAGE_SIZE = 20
-REPRESENTATIVE_LIMIT = 24
+# A filtered explorer page whose count the hub's summary does not know counts this many
+# citing papers past its start, and says "more than" beyond them.
+EXPLORER_COUNT_AHEAD = 200
 
 
 @reads_query("page", ResearchIndexFilter)
@@ -36,17 +42,16 @@ def research_index(request):
         "section": GuideSection.objects.filter(key="research-index").first(),
         "filterset": filterset,
     }
-    # Counted once per content generation: a COUNT(*) over the index on every request is not.
-    total = cached_by_generation("research-index:total", papers.count)
+    context["total"] = filterset.total  # stored (citations/facet_counts.py)
     if filterset.is_bound and not filterset.is_valid():
-        context["total"] = total
         return render(request, "citations/research_index.html", context, status=400)
-    context["total"] = total
     context["page"] = paginate(
         request,
-        filterset.qs,
+        filterset.listing,
         INDEX_PAGE_SIZE,
-        count=total if not filterset.is_filtered else None,
+        count=filterset.stored_match_count(),
+        count_ahead=INDEX_COUNT_AHEAD,
+        counted=filterset.qs,
     )
     return render(request, "citations/research_index.html", context)
 
@@ -65,6 +70,7 @@ def paper_detail(request, slug):
         ),
         slug=slug,
     )
+    timeline = paper.citing_timeline()  # first: on a cold cache its scan counts the summary too
     summary = paper.citation_summary()
     explorer = CitingPaperFilter(
         request.GET or None, queryset=paper.citing_citations(), summary=summary
@@ -73,16 +79,26 @@ def paper_detail(request, slug):
         "nav": "research",
         "paper": paper,
         "summary": summary,
-        "representatives": paper.representative_citations()[:REPRESENTATIVE_LIMIT],
+        "representatives": paper.representative_citations() if summary.total else [],
         "explorer": explorer,
         "cites": paper.public_citations_made()
         .select_related("cited_paper", "role", "polarity")
         .newest_first("cited_paper"),
         "json_ld": scholarly_article(paper, summary),
+        "timeline": timeline,
     }
+    if summary.total and summary.pairs is not None:
+        vocabulary = explorer.vocabulary
+        context["matrix"] = RolePolarityMatrix(summary, vocabulary["role"], vocabulary["polarity"])
     if explorer.is_bound and not explorer.is_valid():
+        context["explorer_errors"] = True
         return render_item(request, "citations/paper_detail.html", context, paper, status=400)
-    context["explorer_page"] = paginate(
-        request, explorer.qs, EXPLORER_PAGE_SIZE, count=explorer.known_count(summary)
-    )
+    if summary.total:  # a paper nobody cites shows no explorer
+        context["explorer_page"] = paginate(
+            request,
+            explorer.qs,
+            EXPLORER_PAGE_SIZE,
+            count=explorer.known_count(summary),
+            count_ahead=EXPLORER_COUNT_AHEAD,
+        )
     return render_item(request, "citations/paper_detail.html", context, paper)

@@ -1,6 +1,7 @@
 from django.contrib import admin
 from simple_history.admin import SimpleHistoryAdmin
 
+from rlscaling.admin import TagsInUseFilter
 from rlscaling.publishing.admin import LengthCheckedOnSaveMixin, PublishableAdmin
 
 from .models import CommunityPost, GuideSection, Question, ReportedFigure, ResearchNote
@@ -13,8 +14,8 @@ class ReportedFigureInline(LengthCheckedOnSaveMixin, admin.TabularInline):
 
 @admin.register(ResearchNote)
 class ResearchNoteAdmin(PublishableAdmin):
-    list_display = ["title", "is_featured", "status", "published_at", "updated_at"]
-    list_filter = ["status", "is_featured", "layers", ("tags", admin.RelatedOnlyFieldListFilter)]
+    list_display = ["title", "is_featured", "status", "published_at", "review_by", "updated_at"]
+    list_filter = ["status", "is_featured", "layers", ("tags", TagsInUseFilter)]
     search_fields = ["title", "dek", "body", "why_it_matters"]
     prepopulated_fields = {"slug": ["title"]}
     autocomplete_fields = ["papers"]

@@ -2,6 +2,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 from simple_history.models import HistoricalRecords
 from taggit.models import ItemBase
 
@@ -19,6 +20,11 @@ class ResearchNoteQuerySet(PublishableQuerySet):
         from rlscaling.tags import recounting_tags
 
         return recounting_tags(self, super().unpublish)
+
+    def due_for_review(self, today=None):
+        """Notes whose review date has come (today or earlier), the longest waiting first."""
+        today = today or timezone.localdate()
+        return self.filter(review_by__lte=today).order_by("review_by", "pk")
 
     def featured(self):
         """The notes shown under "Recent evidence", newest first."""
@@ -67,6 +73,16 @@ class ResearchNote(Publishable):
     papers = models.ManyToManyField("citations.Paper", blank=True, related_name="notes")
     layers = models.ManyToManyField("bottlenecks.Layer", blank=True, related_name="notes")
     tags = MatchingTaggableManager(blank=True, through=TaggedNote)
+    review_by = models.DateField(
+        "review by",
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text=(
+            "Optional: when an editor should check this note again (figures move, papers get "
+            "revised). From that day it is listed on the dashboard as due for review."
+        ),
+    )
 
     objects = ResearchNoteQuerySet.as_manager()
     # Recorded with each history entry and restored on revert (rlscaling/publishing/history.py).

@@ -11,6 +11,7 @@ class RlscalingConfig(AppConfig):
     def ready(self):
         from . import tags  # noqa: F401  the stored tag counts' receivers
         from .caching import connect_signals
+        from .dump_tasks import schedule_after_migrate
         from .publishing.editors import sync_editors_group
         from .text import clean_editorial_text
 
@@ -20,3 +21,7 @@ class RlscalingConfig(AppConfig):
 
         # After the last app's migrations, when every model permission exists.
         post_migrate.connect(sync_editors_group, dispatch_uid="rlscaling.sync_editors_group")
+        # Every migrate (each deploy's, `make run`'s) keeps the daily dump queued, once.
+        post_migrate.connect(
+            schedule_after_migrate, sender=self, dispatch_uid="rlscaling.schedule_dump"
+        )

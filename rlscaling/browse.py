@@ -22,7 +22,8 @@ TAGS_PAGE_SIZE = 100
 PAPER_SORTS = {
     "newest": ("Newest first", NEWEST_FIRST),
     "title": ("Title (A–Z)", (Lower("title"), "id")),
-    "cited": ("Most cited", (F("cited_by_count").desc(nulls_last=True), *NEWEST_FIRST)),
+    # Over counted() papers (no NULL count): the order of the index citation_count_total.
+    "cited": ("Most cited", (F("cited_by_count").desc(), *NEWEST_FIRST)),
 }
 NOTE_SORTS = {
     "newest": ("Newest first", (F("published_at").desc(), F("id").desc())),
@@ -51,13 +52,15 @@ class SortForm(forms.Form):
         return self.sorts[self.cleaned_data.get("sort") or next(iter(self.sorts))][1]
 
 
-def browse(request, template_name, sorts, listing, per_page, context):
-    """Validate `?sort=`, then render the requested page of `listing` in that order."""
+def browse(request, template_name, sorts, listing, per_page, context, count=None):
+    """Validate `?sort=`, then render the requested page of `listing` in that order. `count`:
+    a cheaper way to count `listing` (a callable), when there is one."""
     sort_form = SortForm(request.GET, sorts)
     context = {"sort_form": sort_form, **context}
     if not sort_form.is_valid():
         return render(request, template_name, context, status=400)
-    context["page"] = paginate(request, listing.order_by(*sort_form.ordering), per_page)
+    ordered = listing.order_by(*sort_form.ordering)
+    context["page"] = paginate(request, ordered, per_page, count=count and count())
     return render(request, template_name, context)
 
 
@@ -71,6 +74,8 @@ def paper_list(request):
         .for_listing()
         .prefetch_related(Prefetch("notes", queryset=ResearchNote.objects.published()))
     )
+    if request.GET.get("sort") == "cited":
+        papers = papers.counted()
     return browse(
         request,
         "browse/papers.html",
@@ -78,6 +83,8 @@ def paper_list(request):
         papers,
         PAPERS_PAGE_SIZE,
         {"nav": "papers", "pages_label": "Paper pages"},
+        # Without the joins: an index-only scan of paper_published_count.
+        count=Paper.objects.published().count,
     )
 
 

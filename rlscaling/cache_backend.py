@@ -55,11 +55,26 @@ class ResilientRedisCacheClient(RedisCacheClient):
     delete_many = guarded(RedisCacheClient.delete_many)
     clear = guarded(RedisCacheClient.clear)
 
+    @guarded
+    def count_in_window(self, key, seconds):
+        """INCR, EXPIRE NX, PTTL in one round trip: (the count, milliseconds left in the
+        window the first count opened)."""
+        with self.get_client(key, write=True).pipeline() as pipe:
+            pipe.incr(key).expire(key, seconds, nx=True).pttl(key)
+            count, _, left = pipe.execute()
+        return count, left
+
 
 class ResilientRedisCache(RedisCache):
     def __init__(self, server, params):
         super().__init__(server, params)
         self._class = ResilientRedisCacheClient
+
+    def count_in_window(self, key, seconds):
+        """Count one more request under `key` in a window of `seconds` that opens with the
+        first: (requests counted, seconds left), one round trip (the API throttles)."""
+        count, left = self._cache.count_in_window(self.make_and_validate_key(key), seconds)
+        return count, (left if left > 0 else seconds * 1000) / 1000
 
     def is_down(self):
         return time.monotonic() < self._cache.down_until

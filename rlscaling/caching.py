@@ -14,11 +14,20 @@ parameters the view reads (`query_parameters()`: a request that also carries oth
 answered by the view but not stored, so made-up parameters add no entries and never reach
 another client's links), the
 `Accept` header under /api/ (the browsable API is another representation); the entry holds
-the generation it was rendered at. After a bump, the first request for a page renders it
-afresh (so it sees the change at once) while the requests arriving during that rendering are
-served the previous copy (`X-Page-Cache: stale`): one save costs each page one rendering, not
-a miss for every reader until the page is stored again. A hit is one round trip (an MGET of
-the generation and the entry).
+the generation it was rendered at. After a bump, a request for a stale page renders it afresh
+(and sees the change) when it gets one of PAGE_CACHE_REBUILD_SLOTS site-wide rebuild slots
+(default 1, held in the cache) and nobody else renders that page; every other request is
+served the previous copy (`X-Page-Cache: stale`). One save thus costs the site one rendering
+at a time, not a rendering of every warm page at once. The bound: a reader may be served a
+copy that misses a change for at most PAGE_CACHE_STALE_SECONDS (default 30) after it (the
+"stale window", opened by the first change and not extended by later ones), and past that only
+while one request renders that page (at most REBUILD_SECONDS). A withdrawal (a public item
+unpublished or deleted by a save, a delete, the querysets' unpublish(), a scheduled change
+coming due, a restore or flush) allows no stale copy from before it at all: it is gone from
+the next answer. A bulk update() no signal announces is bounded like any change (the editor's
+request, or the manage.py command, bumps the generation when it ends). A reader alone (no
+other rendering under way) sees a change on the first request. A hit is one round trip
+(an MGET of the generation, the entry and the two stale-window keys).
 Pages declare their parameters with `@reads_query(...)`; a view whose parameters are not known
 is not cached when it has a query string. One client
 (`client_address()`) may add at most PAGE_CACHE_STORES_PER_MINUTE entries a minute; beyond
@@ -51,7 +60,7 @@ from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.exceptions import DisallowedHost, ObjectDoesNotExist
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models.fields.related_descriptors import ForwardManyToOneDescriptor
 from django.db.models.signals import m2m_changed, post_delete, post_init, post_save
 from django.http import HttpResponse
@@ -72,6 +81,16 @@ KEY_PREFIX = "page-cache:v2"
 # How long one request may hold the right to rebuild a stale entry (a worker that dies while
 # rendering gives it up after this); meanwhile the others are served the stale copy.
 REBUILD_SECONDS = 10
+# How long a site-wide rebuild slot may be held: longer than the slowest page takes to render
+# under load (gunicorn's default timeout), so a slow rendering never lets a second one start.
+REBUILD_SLOT_SECONDS = 30
+# The generation current when the stale window opened (expires PAGE_CACHE_STALE_SECONDS after
+# the first change it covers): entries rendered at it or later may be served stale meanwhile.
+STALE_WINDOW_KEY = "page-cache:stale-window"
+# The generation of the last withdrawal (an item leaving public view): no entry rendered
+# before it is ever served stale.
+NO_STALE_BEFORE_KEY = "page-cache:no-stale-before"
+REBUILD_SLOT_KEY = "page-cache:rebuild-slot"
 SAFE_METHODS = {"GET", "HEAD"}
 # Headers the view sets that belong to the representation; everything else is added afresh by
 # the middleware above on every answer (CSP, HSTS, X-Frame-Options, Vary: Cookie, ...).
@@ -104,6 +123,18 @@ def page_cache_seconds():
     return cap_at_next_scheduled_change(getattr(settings, "PAGE_CACHE_SECONDS", 300))
 
 
+def stale_seconds():
+    """PAGE_CACHE_STALE_SECONDS: how long after a change a reader may still be served a copy
+    from before it while the site re-renders its pages a few at a time (0: never)."""
+    return max(getattr(settings, "PAGE_CACHE_STALE_SECONDS", 30), 0)
+
+
+def rebuild_slots():
+    """PAGE_CACHE_REBUILD_SLOTS: how many stale pages the whole site re-renders at once
+    inside the stale window."""
+    return max(getattr(settings, "PAGE_CACHE_REBUILD_SLOTS", 1), 1)
+
+
 def excluded_prefixes():
     return (
         f"/{settings.ADMIN_URL}",
@@ -133,27 +164,41 @@ def generation_file():
     return Path(tempfile.gettempdir()) / f"rlscaling-page-generation-{digest}"
 
 
-def current_generation():
+def stored_generation():
+    """The current generation, or None when none was stored yet (never creates one)."""
     path = generation_file()
     if path is not None:
-        try:
+        with contextlib.suppress(OSError):  # missing or unreadable: the cache's, if any
             return path.stat().st_mtime_ns
-        except FileNotFoundError:
-            bump_generation()
-            with contextlib.suppress(OSError):
-                return path.stat().st_mtime_ns
-        except OSError:
-            pass  # unreadable: fall back to the process's own generation
-    generation = cache.get(GENERATION_KEY)
+    return cache.get(GENERATION_KEY)
+
+
+def current_generation():
+    """The current generation, started (as by a change) when none was stored yet."""
+    generation = stored_generation()
     if generation is None:
-        cache.add(GENERATION_KEY, time.time_ns(), None)
-        generation = cache.get(GENERATION_KEY)
+        if generation_file() is None:
+            cache.add(GENERATION_KEY, time.time_ns(), None)  # concurrent starters agree
+        else:
+            bump_generation()
+        generation = stored_generation()
     return generation
 
 
-def bump_generation():
-    """Make every cached page stale at once (the old entries then age out by their TTL)."""
+def bump_generation(withdrawal=False):
+    """Make every cached page stale at once (the old entries then age out by their TTL).
+    An ordinary change opens the stale window (unless one is open): for PAGE_CACHE_STALE_SECONDS
+    the pages rendered before it may still be served while a few requests at a time re-render
+    them. A withdrawal (something public leaving public view) closes that to every entry
+    rendered before it: its pages are rendered afresh by every request until stored again."""
     now = time.time_ns()
+    try:
+        if withdrawal:
+            cache.set(NO_STALE_BEFORE_KEY, now, max(settings.PAGE_CACHE_SECONDS, 1))
+        elif stale_seconds() and (previous := stored_generation()) is not None:
+            cache.add(STALE_WINDOW_KEY, previous, stale_seconds())
+    except CACHE_ERRORS:
+        logger.warning("Page cache: could not record the stale window (cache unreachable)")
     path = generation_file()
     if path is not None:
         try:
@@ -208,12 +253,28 @@ def remember_publication(sender, instance, **kwargs):
         )
 
 
-def content_changed(sender, instance=None, created=False, raw=False, **kwargs):
+def withdraws(instance, deleted):
+    """Whether this save or delete takes a publishable row that was public out of view."""
+    if not isinstance(instance, Publishable):
+        return False
+    now = timezone.now()
+    loaded = getattr(instance, "_cache_loaded_publication", None)
+    current = (instance.__dict__.get("status"), instance.__dict__.get("published_at"))
+    was_public = loaded is None or is_public(loaded, now)
+    return was_public and (deleted or not is_public(current, now))
+
+
+def content_changed(sender, instance=None, created=False, raw=False, signal=None, **kwargs):
     # Fixture loading (raw): related rows may not exist yet; it bumps when it ends.
     if sender._meta.app_label in EDITORIAL_APPS and (
         raw or not out_of_public_view(instance, created)
     ):
-        bump_generation()
+        if not raw and withdraws(instance, deleted=signal is post_delete):
+            bump_generation(withdrawal=True)
+            # Again once committed: a page rendered meanwhile still showed the row.
+            transaction.on_commit(functools.partial(bump_generation, withdrawal=True))
+        else:
+            bump_generation()
     remember_publication(sender, instance)
 
 
@@ -401,28 +462,70 @@ def thaw(request, entry, state="hit"):
 
 
 def look_up(key):
-    """(the current generation, the entry under `key` or None): one round trip (MGET) when
-    the generation lives in the cache."""
+    """(the current generation, the entry under `key` or None, the stale rules or None): one
+    round trip (MGET) when the generation lives in the cache."""
     if generation_file() is None:
-        values = cache.get_many([GENERATION_KEY, key])
+        values = cache.get_many([GENERATION_KEY, key, STALE_WINDOW_KEY, NO_STALE_BEFORE_KEY])
         if GENERATION_KEY in values:
-            return values[GENERATION_KEY], values.get(key)
-    return current_generation(), cache.get(key)
+            return values[GENERATION_KEY], values.get(key), values
+    return current_generation(), cache.get(key), None
 
 
 def claim_rebuild(key, generation):
     """Whether this request is the one that renders a stale entry afresh (the first to ask
-    since `generation` began); the others are served the stale copy meanwhile. After an
-    editorial save, each cached page is rendered once, not by every request that arrives
-    before the first rendering is stored, and the pages the save did not change stay served
-    from the cache. A reader whose request comes after the rebuild sees the change."""
+    since `generation` began); the others are served the stale copy meanwhile."""
     return cache.add(f"{key}:rebuild:{generation}", 1, REBUILD_SECONDS)
 
 
+def take_rebuild_slot():
+    """One of the PAGE_CACHE_REBUILD_SLOTS site-wide re-rendering slots (its key), or None
+    when all are taken. Shared by every app server through the cache."""
+    for number in range(rebuild_slots()):
+        slot = f"{REBUILD_SLOT_KEY}:{number}"
+        if cache.add(slot, 1, REBUILD_SLOT_SECONDS):
+            return slot
+    return None
+
+
+def release_rebuild_slot(slot):
+    with contextlib.suppress(*CACHE_ERRORS):
+        cache.delete(slot)
+
+
+def handle_stale(key, generation, entry_generation, rules):
+    """For an entry rendered before the current generation: ("stale", None) to serve it, or
+    (None, slot) to render the page afresh (releasing `slot`, when one was taken, after).
+
+    - Rendered before the last withdrawal: never served (every request renders until one
+      stores the page), so nothing taken out of view stays visible.
+    - Inside the stale window (PAGE_CACHE_STALE_SECONDS after the first change it misses): a
+      request re-renders it only when it gets a site-wide rebuild slot and nobody else renders
+      this page; everyone else gets the stale copy. One save thus costs at most
+      PAGE_CACHE_REBUILD_SLOTS renderings at a time across the site, not every warm page at once.
+    - After the window: the first request renders it; requests arriving during that rendering
+      (at most REBUILD_SECONDS) get the stale copy.
+    """
+    if rules is None:
+        rules = cache.get_many([STALE_WINDOW_KEY, NO_STALE_BEFORE_KEY])
+    withdrawn_at = rules.get(NO_STALE_BEFORE_KEY)
+    if withdrawn_at is not None and entry_generation < withdrawn_at:
+        return None, None
+    window_floor = rules.get(STALE_WINDOW_KEY)
+    if window_floor is not None and entry_generation >= window_floor:
+        slot = take_rebuild_slot()
+        if slot is None:
+            return "stale", None
+        if claim_rebuild(key, generation):
+            return None, slot
+        release_rebuild_slot(slot)
+        return "stale", None
+    return (None, None) if claim_rebuild(key, generation) else ("stale", None)
+
+
 def api_throttles_allow(request):
-    """A cached API answer still counts against the API's default throttles (anonymous and
-    per-user rates), as the view would. When one refuses, the view answers: its own throttle
-    check refuses too (a refusal records nothing), with the API's 429 body and Retry-After."""
+    """A cached API answer still counts against the API's default throttles (for an anonymous
+    client, the anonymous rate: one round trip), as the view would. When one refuses, the view
+    answers: its own throttle check refuses too, with the API's 429 body and Retry-After."""
     if not request.path.startswith("/api/"):
         return True
     from django.contrib.auth.models import AnonymousUser
@@ -452,13 +555,16 @@ class PageCacheMiddleware:
         query = normalise_query(request)
         if query is None:
             return self.get_response(request)
+        slot = None
         try:
             key = cache_key(request, query)
-            generation, entry = look_up(key)
-            if entry is not None and entry[0] != generation and not claim_rebuild(key, generation):
-                state = "stale"  # another request is rebuilding it: serve the last copy
+            generation, entry, rules = look_up(key)
+            if entry is None:
+                state = None
+            elif entry[0] == generation:
+                state = "hit"
             else:
-                state = "hit" if entry is not None and entry[0] == generation else None
+                state, slot = handle_stale(key, generation, entry[0], rules)
         except CACHE_ERRORS:
             logger.warning(
                 "Page cache unreachable; serving %s uncached",
@@ -468,7 +574,15 @@ class PageCacheMiddleware:
             return self.get_response(request)
         if state is not None and api_throttles_allow(request):
             return thaw(request, entry, state)
-        response = self.get_response(request)
+        try:
+            response = self.get_response(request)
+            self.store(request, response, key, query, generation, entry)
+        finally:
+            if slot is not None:
+                release_rebuild_slot(slot)  # once stored: no second rendering of this page
+        return response
+
+    def store(self, request, response, key, query, generation, entry):
         try:
             if is_cacheable_response(request, response) and keys_its_variants(request, response):
                 if is_normal_query(request, query) and may_store(request):
@@ -483,7 +597,6 @@ class PageCacheMiddleware:
                 request.path,
                 extra={"request": request},
             )
-        return response
 
 
 class WriteInvalidationMiddleware:

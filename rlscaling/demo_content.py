@@ -211,7 +211,7 @@ class DemoLoader:
     def load_papers(self, rows):
         layers = {layer.slug: layer for layer in Layer.objects.all()}
         for row in rows:
-            text_fields = ["title", "byline", "institution", "arxiv_id", "doi", "url"]
+            text_fields = ["title", "byline", "institution", "arxiv_id", "doi", "url", "code_url"]
             values = {field: row.get(field, "") for field in text_fields}
             values |= {
                 "abstract": row.get("abstract", ""),
@@ -252,7 +252,10 @@ class DemoLoader:
         papers = {paper.slug: paper for paper in Paper.objects.all()}
         roles = {role.slug: role for role in CitationRole.objects.all()}
         polarities = {polarity.slug: polarity for polarity in CitationPolarity.objects.all()}
-        for row in data["citations"]:
+        rows = data["citations"]
+        if self.reset:  # flags cleared before others are set: a hub has at most 6 at any time
+            rows = sorted(rows, key=lambda row: row.get("is_representative", False))
+        for row in rows:
             if row["citing"] not in papers or row["cited"] not in papers:
                 continue  # an editor deleted one of the papers
             self.upsert(
@@ -263,6 +266,7 @@ class DemoLoader:
                     "polarity": polarities.get(row.get("polarity", "")),
                     "context": row.get("context", ""),
                     "is_representative": row.get("is_representative", False),
+                    "representative_reason": row.get("representative_reason", ""),
                     **self.publishing(row, published_on=datetime.date(2026, 11, 1)),
                 },
             )

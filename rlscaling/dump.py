@@ -8,6 +8,7 @@ items never enter: each table holds the public rows only, and relations to hidde
 out. Editors' accounts never do either (`classified_by` is dropped)."""
 
 import csv
+import datetime
 import hashlib
 import io
 import json
@@ -22,13 +23,19 @@ from django.utils import timezone
 
 FORMAT_VERSION = "1"
 PREFIX = "rlscaling-dump-"
-# Fields that name editors' accounts (not public data), and the search index PostgreSQL's
-# trigger rebuilds on load.
-PRIVATE_FIELDS = {"classified_by", "merged_by", "created_by", "search_document"}
+# Fields that name editors' accounts (not public data), the search index PostgreSQL's trigger
+# rebuilds on load, and the base cite key `recount_citations` stores on load.
+PRIVATE_FIELDS = {
+    "classified_by",
+    "merged_by",
+    "created_by",
+    "search_document",
+    "cite_key_base",
+}
 
 
 def dump_directory():
-    return Path(getattr(settings, "DUMP_DIR", settings.BASE_DIR / "var" / "dumps"))
+    return Path(settings.DUMP_DIR)
 
 
 def tables():
@@ -279,6 +286,20 @@ def latest_dump(directory=None):
     directory = Path(directory or dump_directory())
     dumps = sorted(directory.glob(f"{PREFIX}????-??-??.zip")) if directory.is_dir() else []
     return dumps[-1] if dumps else None
+
+
+def latest_dump_details():
+    """{"name", "date", "size", "sha256"} of the newest dump, for /about/data/; or None."""
+    path = latest_dump()
+    if path is None:
+        return None
+    digest = path.with_name(path.name + ".sha256")
+    return {
+        "name": path.name,
+        "date": datetime.date.fromisoformat(path.stem.removeprefix(PREFIX)),
+        "size": path.stat().st_size,
+        "sha256": digest.read_text().split()[0] if digest.exists() else "",
+    }
 
 
 def read_dump(path):

@@ -16,6 +16,7 @@ from citations.formats import (
 from citations.models import CitationPolarity, CitationRole
 
 from .caching import reads_query
+from .dump import latest_dump_details
 
 
 def cito_rows(model, table):
@@ -37,6 +38,7 @@ def about_data(request):
         "formats": EXPORT_FORMATS.values(),
         "export_limit": EXPORT_LIMIT,
         "json_ld_limit": JSON_LD_CITATION_LIMIT,
+        "dump": latest_dump_details(),
     }
     return render(request, "about_data.html", context)
 

@@ -82,6 +82,10 @@ INSTALLED_APPS = [
 
 # Background tasks (large imports) are rows in the database; `manage.py db_worker` runs them.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+# The public dump (/data/dump/latest.zip): where the archives go, and whether every `migrate`
+# makes sure the daily regeneration is queued (rlscaling/dump_tasks.py).
+DUMP_DIR = Path(os.environ.get("DUMP_DIR") or BASE_DIR / "var" / "dumps")
+DUMP_SCHEDULE = env_bool("DUMP_SCHEDULE", default=True)
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -181,6 +185,10 @@ CACHE_RETRY_SECONDS = int(os.environ.get("CACHE_RETRY_SECONDS", "5"))
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "300"))
 # How many new pages one client may add to the cache a minute (its other misses go uncached).
 PAGE_CACHE_STORES_PER_MINUTE = int(os.environ.get("PAGE_CACHE_STORES_PER_MINUTE", "120"))
+# After a change, how long readers may still get the page from before it while the site
+# re-renders stale pages PAGE_CACHE_REBUILD_SLOTS at a time (rlscaling/caching.py; 0: never).
+PAGE_CACHE_STALE_SECONDS = int(os.environ.get("PAGE_CACHE_STALE_SECONDS", "30"))
+PAGE_CACHE_REBUILD_SLOTS = int(os.environ.get("PAGE_CACHE_REBUILD_SLOTS", "1"))
 # Readers' correction suggestions (citations/corrections_views.py): sends per client address
 # and hour, and the least time between showing the form and sending it (robots are quicker).
 CORRECTION_SUGGESTIONS_PER_HOUR = 5

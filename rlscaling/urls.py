@@ -1,6 +1,5 @@
 from django.conf import settings
 from django.contrib import admin
-from django.contrib.sitemaps import views as sitemaps_views
 from django.urls import include, path
 
 from . import browse, cards, health, open_data, views
@@ -17,7 +16,7 @@ from .feeds import (
     TagFeed,
 )
 from .login import BoundedAdminAuthenticationForm
-from .sitemaps import SITEMAPS, sitemap_index
+from .sitemaps import sitemap_index, sitemap_section
 
 admin.site.site_header = "RL Scaling editors"
 admin.site.site_title = "RL Scaling admin"
@@ -48,12 +47,7 @@ urlpatterns = [
     path("notes/<slug:slug>/card.png", cards.note_card, name="note-card"),
     # An index of per-section sitemaps, so a large corpus pages past the 50,000-URL limit.
     path("sitemap.xml", sitemap_index, name="sitemap"),
-    path(
-        "sitemap-<section>.xml",
-        reads_query("p")(sitemaps_views.sitemap),
-        {"sitemaps": SITEMAPS},
-        name="sitemap-section",
-    ),
+    path("sitemap-<section>.xml", sitemap_section, name="sitemap-section"),
     path("robots.txt", views.robots_txt, name="robots-txt"),
     path("", include("citations.urls")),
     path("", include("notes.urls")),

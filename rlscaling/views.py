@@ -87,7 +87,7 @@ def tag_detail(request, slug):
     tag = get_object_or_404(public_tags(), slug=slug)
     papers = Paper.objects.published().filter(tags=tag).for_listing().newest_first()
     notes = list(ResearchNote.objects.published().filter(tags=tag).prefetch_related("tags"))
-    page = paginate(request, papers, TAG_PAGE_SIZE)
+    page = paginate(request, papers, TAG_PAGE_SIZE, count=tag.public_paper_count)
     return render(request, "tag_detail.html", {"tag": tag, "notes": notes, "page": page})
 
 

@@ -3,10 +3,12 @@ community posts and the site's own pages. Each kind is a `Source`: its published
 they match a query, and how a match reads in the results (`Hit`).
 
 PostgreSQL: papers match their stored, GIN-indexed `search_document` (citations migration
-0005/0009) or a title substring (trigram GIN index, search migration 0001), ranked by
+0005/0009) or a title substring (trigram GIN index, search migration 0002), ranked by
 relevance; when nothing matches, titles within a typo of the query do (pg_trgm word
-similarity, also served by the trigram index). The other kinds are small editorial tables,
-matched by full-text search over their fields computed per query plus substrings.
+similarity, served by the trigram index of migration 0001). Papers are counted up to
+MATCH_LIMIT and only that many candidates are ranked, so a word in most titles costs what a
+rare one does. The other kinds are small editorial tables, matched by full-text search over
+their fields computed per query plus substrings.
 Elsewhere (SQLite): every word of the query must appear in one of the fields (icontains).
 Drafts never match: every source starts from `.published()`."""
 
@@ -34,6 +36,7 @@ from citations.identifiers import normalise_arxiv_id, normalise_doi
 from citations.identity import Scheme, papers_with_identifiers
 from citations.models import NEWEST_FIRST, Authorship, Paper
 from notes.models import CommunityPost, ResearchNote
+from rlscaling.pagination import bounded_count
 from rlscaling.tags import public_tags
 
 MIN_TERM_LENGTH = 2
@@ -41,6 +44,12 @@ MAX_TERMS = 12
 # word_similarity() above which a title counts as a near spelling of the query (pg_trgm's
 # default for the `<%` operator is 0.6; typos in short words need a little less).
 TYPO_SIMILARITY = 0.5
+# A common word matches tens of thousands of papers at 100k (PostgreSQL): the matches are
+# counted up to this many (shown as "more than 1,000"), and only the newest this many, plus
+# titles equal to the query, are ranked by relevance, so neither reads every match.
+MATCH_LIMIT = 1000
+# pg_trgm can serve a substring match only from three characters (one whole trigram).
+TRIGRAM_LENGTH = 3
 
 
 def on_postgresql():
@@ -59,6 +68,21 @@ class Hit:
     date: datetime.date | None = None
     external: bool = False
     item: object = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Count:
+    """How many results a kind has; `more` when counting stopped at `value` and there are
+    more."""
+
+    value: int
+    more: bool = False
+
+    @classmethod
+    def of(cls, rows):
+        """The Count of a queryset's rows, counting no further than MATCH_LIMIT + 1."""
+        value, exact = bounded_count(rows, MATCH_LIMIT)
+        return cls(value, more=not exact)
 
 
 class Query:
@@ -137,14 +161,29 @@ class Source:
     def published(self):
         raise NotImplementedError
 
-    def matching(self, query, year=None):
-        """The public rows matching `query` (and `year`), best first."""
+    def public_in(self, year=None):
+        """The public rows, of `year` when given (none, for a kind that is not dated)."""
         rows = self.published()
         if year is not None:
             if self.year_lookup is None:
                 return rows.none()
             rows = rows.filter(**{self.year_lookup: year})
-        return self.match(rows, query)
+        return rows
+
+    def matching(self, query, year=None):
+        """The public rows matching `query` (and `year`), best first."""
+        return self.match(self.public_in(year), query)
+
+    def count(self, query, year=None):
+        rows = self.matching(query, year)
+        return Count(len(rows) if isinstance(rows, list) else rows.count())
+
+    def suggestions(self, query, limit):
+        return self.matching(query)[:limit]
+
+    def newest(self, query, year=None):
+        """Matching rows by time of publication on the site, newest first (the feed)."""
+        return self.matching(query, year).order_by("-published_at", "-id")
 
     def match(self, rows, query):
         if on_postgresql():
@@ -178,34 +217,71 @@ class PaperSource(Source):
     def published(self):
         return Paper.objects.published().with_authors()
 
+    def matches(self, rows, query):
+        """`rows` matching `query`, in no order."""
+        if on_postgresql():
+            # Both arms are served by a GIN index (search_document; trigrams of the title in
+            # capitals, the expression icontains compares: search migration 0002).
+            return rows.filter(Q(search_document=query.fulltext) | Q(title__icontains=query.text))
+        author = lambda term: Exists(  # noqa: E731
+            Authorship.objects.filter(paper=OuterRef("pk"), author__name__icontains=term)
+        )
+        return rows.filter(
+            query.every_term_in(*self.fields, author) | Q(arxiv_id__iexact=query.text)
+        )
+
     def match(self, rows, query):
+        # A common word matches tens of thousands of papers: only a bounded set of candidates
+        # is ordered (and, on PostgreSQL, ranked, which reads each one's document): the newest
+        # matches (a walk of the publication-date index that stops after MATCH_LIMIT) and any
+        # paper titled exactly as the query (the capitals index).
+        newest = self.matches(rows, query).order_by(*NEWEST_FIRST).values("pk")[:MATCH_LIMIT]
+        exact_title = rows.filter(title__iexact=query.text).values("pk")
         if not on_postgresql():
-            author = lambda term: Exists(  # noqa: E731
-                Authorship.objects.filter(paper=OuterRef("pk"), author__name__icontains=term)
+            return (
+                rows.filter(Q(pk__in=newest) | Q(pk__in=exact_title))
+                .annotate(title_match=query.title_first("title"))
+                .order_by("title_match", *NEWEST_FIRST)
             )
-            rows = rows.filter(
-                query.every_term_in(*self.fields, author) | Q(arxiv_id__iexact=query.text)
+        # One IN over a UNION, which PostgreSQL joins; an OR of two INs is a scan of the table.
+        return (
+            rows.filter(pk__in=newest.union(exact_title))
+            .annotate(
+                rank=SearchRank(F("search_document"), query.fulltext),
+                title_match=query.title_first("title"),
             )
-            return rows.annotate(title_match=query.title_first("title")).order_by(
-                "title_match", *NEWEST_FIRST
+            .order_by("title_match", "-rank", *NEWEST_FIRST)
+        )
+
+    def count(self, query, year=None):
+        return Count.of(self.matches(self.public_in(year), query))
+
+    def suggestions(self, query, limit):
+        """Up to `limit` papers for what the reader has typed so far, newest first: titles that
+        start with it, then, from three characters, titles holding it. On PostgreSQL each is a
+        bounded walk of the publication-date index (or, for a rare prefix, of the few rows a
+        title index finds), never a ranking of every match."""
+        rows = self.published()
+        found = list(rows.filter(title__istartswith=query.text).order_by(*NEWEST_FIRST)[:limit])
+        if len(found) < limit and len(query.text) >= TRIGRAM_LENGTH:
+            found += (
+                rows.filter(title__icontains=query.text)
+                .exclude(pk__in=[paper.pk for paper in found])
+                .order_by(*NEWEST_FIRST)[: limit - len(found)]
             )
-        # Both arms are served by a GIN index (search_document, title trigrams).
-        found = rows.filter(Q(search_document=query.fulltext) | Q(title__icontains=query.text))
-        found = found.annotate(
-            rank=SearchRank(F("search_document"), query.fulltext),
-            title_match=query.title_first("title"),
-        ).order_by("title_match", "-rank", *NEWEST_FIRST)
         return found
+
+    def newest(self, query, year=None):
+        """Matching papers by time of publication on the site, newest first (the feed)."""
+        return self.matches(self.public_in(year), query).order_by("-published_at", "-id")
 
     def near_spellings(self, query, year=None):
         """Papers whose title holds a word within a typo of the query (PostgreSQL only)."""
         if not on_postgresql():
             return Paper.objects.none()
-        rows = self.published()
-        if year is not None:
-            rows = rows.filter(publication_date__year=year)
         return (
-            rows.annotate(similarity=TrigramWordSimilarity(query.text, "title"))
+            self.public_in(year)
+            .annotate(similarity=TrigramWordSimilarity(query.text, "title"))
             .filter(title__trigram_word_similar=query.text, similarity__gte=TYPO_SIMILARITY)
             .order_by("-similarity", *NEWEST_FIRST)
         )

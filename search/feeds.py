@@ -45,7 +45,7 @@ class SearchFeed(Feed):
             if kind and kind != key:
                 continue
             source = SOURCES[key]
-            rows = source.matching(query, year).order_by("-published_at", "-id")
+            rows = source.newest(query, year)
             hits += [source.hit(item) for item in rows[:FEED_LENGTH]]
         hits.sort(key=lambda hit: hit.item.published_at, reverse=True)
         return hits[:FEED_LENGTH]

@@ -11,7 +11,7 @@ from rlscaling.caching import reads_query
 from rlscaling.pagination import paginate
 from rlscaling.tags import public_tags
 
-from .engine import SOURCES, Query, paper_for_identifier
+from .engine import SOURCES, Count, Query, paper_for_identifier
 from .feeds import SearchFeed
 from .forms import SearchForm
 
@@ -27,17 +27,18 @@ class Group:
     count: int
     hits: list
     near_spellings: bool = False
+    more: bool = False  # more than `count` match: counting stopped there
 
 
 def hits_for(source, query, year, limit=None):
-    """(count, hits) of `source` for the query; papers fall back to close spellings."""
+    """(count, rows, near) of `source` for the query; papers fall back to close spellings."""
     rows = source.matching(query, year)
-    count = len(rows) if isinstance(rows, list) else rows.count()
+    count = source.count(query, year)
     near = False
-    if not count and source.key == "papers":
+    if not count.value and source.key == "papers":
         rows = source.near_spellings(query, year)
-        count = rows.count()
-        near = bool(count)
+        count = Count.of(rows)
+        near = bool(count.value)
     if limit is not None:
         rows = rows[:limit]
     return count, rows, near
@@ -63,18 +64,20 @@ def search(request):
     if kind:
         source = SOURCES[kind]
         count, rows, near = hits_for(source, query, year)
-        page = paginate(request, rows, PAGE_SIZE)
+        page = paginate(request, rows, PAGE_SIZE, count=None if count.more else count.value)
         page.object_list = [source.hit(item) for item in page.object_list]
         context["page"] = page
-        context["groups"] = [Group(source, count, page.object_list, near)]
+        context["groups"] = [Group(source, count.value, page.object_list, near, count.more)]
     else:
         groups = []
         for source in SOURCES.values():
             count, rows, near = hits_for(source, query, year, GROUP_SIZE)
-            if count:
-                groups.append(Group(source, count, [source.hit(item) for item in rows], near))
+            if count.value:
+                hits = [source.hit(item) for item in rows]
+                groups.append(Group(source, count.value, hits, near, count.more))
         context["groups"] = groups
     context["total"] = sum(group.count for group in context["groups"])
+    context["total_is_more"] = any(group.more for group in context["groups"])
     if not context["total"]:
         context["suggested_tags"] = public_tags().order_by("name")[:12]
     return render(request, "search/results.html", context)
@@ -95,8 +98,8 @@ def suggest(request):
         for key, limit in SUGGESTION_LIMITS.items():
             source = SOURCES[key]
             if query:
-                rows = source.matching(query)
-                suggestions += [suggestion(source.hit(item)) for item in rows[:limit]]
+                rows = source.suggestions(query, limit)
+                suggestions += [suggestion(source.hit(item)) for item in rows]
     response = JsonResponse({"query": text, "suggestions": suggestions})
     response["Cache-Control"] = "public, max-age=60"
     return response

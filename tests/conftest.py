@@ -137,6 +137,14 @@ def _static_root():
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _no_dump_schedule_from_migrate():
+    """The test databases' migrate queues no dump run (a worker in a test would write one);
+    tests/exports/test_dump_schedule.py turns it back on where it is the subject."""
+    with override_settings(DUMP_SCHEDULE=False):
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _fast_password_hashing():
     """The production hasher is deliberately slow; tests create accounts and log in a lot."""
     with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):

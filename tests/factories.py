@@ -1,10 +1,12 @@
+import datetime
+
 import factory
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.utils import timezone
 
 from bottlenecks.models import Dimension, Layer, LoopStage
-from citations.models import Citation, CitationPolarity, CitationRole, Paper
+from citations.models import Citation, CitationPolarity, CitationRole, DatePrecision, Paper
 from notes.models import CommunityPost, Question, ResearchNote
 from rlscaling.publishing import Status
 from rlscaling.publishing.editors import EDITORS_GROUP
@@ -170,3 +172,49 @@ class DiscriminatingTestFactory(PublishedFactory):
 
     class Meta:
         model = "bottlenecks.DiscriminatingTest"
+
+
+def timeline_hub():
+    """A hub whose public citing papers spread over time (tests of the citing timeline):
+    2024 Q1: 2 (background and method, both supporting), 2024 Q2 and Q3: none (the only papers
+    there are a draft edge and a draft citing paper), 2024 Q4: 1 (dated to the month,
+    background, contrasting), 2025 Q1: 1 unclassified; 1 dated only to 2023 (background,
+    supporting) and 2 without a known date (precision "unknown", method, contrasting; no date,
+    background, supporting). 7 public citing papers in all."""
+    hub = PaperFactory(title="A hub over time", slug="a-hub-over-time")
+    background = CitationRoleFactory(slug="background", name="Background", order=10)
+    method = CitationRoleFactory(slug="method", name="Method", order=20)
+    supporting = CitationPolarityFactory(slug="supporting", name="Supporting", order=10)
+    contrasting = CitationPolarityFactory(slug="contrasting", name="Contrasting", order=20)
+
+    def cite(date, role=None, polarity=None, precision=DatePrecision.DAY, **edge):
+        citing = edge.pop("citing_paper", None) or PaperFactory(
+            publication_date=date, date_precision=precision, in_research_index=False
+        )
+        return CitationFactory(
+            cited_paper=hub,
+            citing_paper=citing,
+            role=role,
+            polarity=polarity,
+            publish_unclassified=role is None,
+            **edge,
+        )
+
+    cite(datetime.date(2024, 2, 10), background, supporting)
+    cite(datetime.date(2024, 3, 31), method, supporting)
+    cite(datetime.date(2024, 11, 1), background, contrasting, DatePrecision.MONTH)
+    cite(datetime.date(2025, 1, 15))
+    cite(datetime.date(2023, 1, 1), background, supporting, DatePrecision.YEAR)
+    cite(datetime.date(2022, 6, 1), method, contrasting, DatePrecision.UNKNOWN)
+    cite(None, background, supporting)
+    # Not public, so counted nowhere: a draft edge, an edge from a draft paper.
+    cite(datetime.date(2024, 5, 5), background, supporting, draft=True)
+    cite(
+        None,
+        method,
+        supporting,
+        citing_paper=PaperFactory(publication_date=datetime.date(2024, 8, 8), draft=True),
+    )
+    # Another hub's citing paper.
+    CitationFactory(citing_paper=PaperFactory(publication_date=datetime.date(2024, 7, 1)))
+    return hub

@@ -7,6 +7,7 @@ import socket
 import threading
 from html.parser import HTMLParser
 from pathlib import Path
+from unittest import mock
 
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -202,3 +203,8 @@ class SilentRedis:
         self.listener.close()
         for connection in self.accepted:
             connection.close()
+
+
+def at(moment):
+    """Pretend the clock reads `moment` (every `timezone.now()` call)."""
+    return mock.patch("django.utils.timezone.now", return_value=moment)

@@ -15,8 +15,6 @@ from rlscaling.api.params import StrictQueryParametersMixin
 from ..importers import FORMATS, BadImportFile
 from ..importers.runs import ImportRun
 
-MAX_IMPORT_BYTES = 200 * 1024 * 1024
-
 
 class MayImport(permissions.BasePermission):
     """Editors who may add papers and citations."""
@@ -41,14 +39,12 @@ class ImportRequestSerializer(serializers.Serializer):
     def validate(self, data):
         upload = data.pop("file", None)
         if upload is not None:
-            if upload.size > MAX_IMPORT_BYTES:
-                raise ValidationError({"file": ["The file is larger than 200 MB."]})
-            try:
-                data["text"], data["name"] = upload.read().decode("utf-8-sig"), upload.name
-            except UnicodeDecodeError:
-                raise ValidationError({"file": ["The file is not UTF-8 text."]}) from None
+            if too_large := ImportRun.upload_too_large(upload):
+                raise ValidationError({"file": [too_large]})
+            # Read in pieces as it is stored (ImportRun.store), never whole.
+            data["source"], data["name"] = upload, upload.name
         elif data.get("text"):
-            data["name"] = "API text"
+            data["source"], data["name"] = data.pop("text"), "API text"
         else:
             raise ValidationError({"text": ["Send the records as `text` or upload a `file`."]})
         return data
@@ -61,7 +57,8 @@ class ImportRunSerializer(serializers.ModelSerializer):
     class Meta:
         model = ImportRun
         fields = [
-            "id", "url", "name", "format", "state", "publish", "records", "processed", "percent",
+            "id", "url", "name", "format", "size", "state", "publish", "records", "processed",
+            "percent",
             "counts", "dry_run", "report", "created_at", "finished_at",
         ]  # fmt: skip
 
@@ -73,7 +70,7 @@ class ImportListView(StrictQueryParametersMixin, APIView):
     """Import papers (and their citation edges) from BibTeX, arXiv API Atom, OpenAlex,
     Semantic Scholar, CSL-JSON or a list of arXiv ids. Without `apply` it is a dry run (the
     report of what would be created, updated, merged or skipped); `apply` writes it (a large
-    file is queued: follow its `url`)."""
+    file is dry-run, or applied, on the task queue: 202, follow its `url`)."""
 
     permission_classes = [MayImport]
     parser_classes = [JSONParser, MultiPartParser, FormParser]
@@ -87,16 +84,24 @@ class ImportListView(StrictQueryParametersMixin, APIView):
         payload = ImportRequestSerializer(data=request.data)
         payload.is_valid(raise_exception=True)
         data = payload.validated_data
+        field = "file" if "file" in request.data else "text"
         try:
             run, plan = ImportRun.preview(
-                data["text"], data.get("format"), data["name"], data["publish"], request.user
+                data["source"],
+                data.get("format"),
+                data["name"],
+                data["publish"],
+                request.user,
+                apply=data["apply"],
             )
-            if data["apply"]:
+            if data["apply"] and plan is not None:
                 run.confirm()
         except BadImportFile as error:
-            raise ValidationError({"text": [str(error)]}) from None
+            raise ValidationError({field: [str(error)]}) from None
         run.refresh_from_db()
         answer = ImportRunSerializer(run, context={"request": request}).data
+        if plan is None:  # on the task queue
+            return Response(answer, status=status.HTTP_202_ACCEPTED)
         if not data["apply"]:
             return Response({**answer, "plan": plan.as_dict()}, status=status.HTTP_200_OK)
         code = status.HTTP_202_ACCEPTED if run.state == "queued" else status.HTTP_201_CREATED

@@ -11,7 +11,6 @@ import re
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Q
-from django.db.models.functions import Lower
 from django.http import HttpResponseRedirect
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema, extend_schema_field
@@ -30,7 +29,7 @@ from citations.identifiers import (
     normalise_arxiv_id,
     normalise_doi,
 )
-from citations.identity import PaperSlugAlias, Scheme, identifiers_of
+from citations.identity import PaperIdentifier, PaperSlugAlias, Scheme, identifiers_of
 from citations.models import Paper
 from rlscaling.api.params import StrictQueryParametersMixin
 from rlscaling.api.sparse import SparseFieldsetsMixin
@@ -81,12 +80,16 @@ def resolve(keys, papers):
                 found[(SLUG_SCHEME, slug)] = pk
     if arxiv_ids or dois:
         datacite = {f"{ARXIV_DOI_PREFIX}{arxiv_id}".lower() for arxiv_id in arxiv_ids}
-        others = Q(other_identifiers__scheme=Scheme.ARXIV, other_identifiers__value__in=arxiv_ids)
-        others |= Q(other_identifiers__scheme=Scheme.DOI, other_identifiers__value__in=dois)
+        # DOIs are stored in lower case, like `dois`: exact matches on the unique indexes. The
+        # papers holding one as another identifier are read first (an OR across that join
+        # scanned every paper).
+        holders = PaperIdentifier.objects.filter(
+            Q(scheme=Scheme.ARXIV, value__in=arxiv_ids) | Q(scheme=Scheme.DOI, value__in=dois)
+        ).values_list("paper_id", flat=True)
         matches = (
-            papers.annotate(doi_lower=Lower("doi"))
-            .filter(Q(arxiv_id__in=arxiv_ids) | Q(doi_lower__in=datacite | dois) | others)
-            .distinct()
+            papers.filter(
+                Q(arxiv_id__in=arxiv_ids) | Q(doi__in=datacite | dois) | Q(pk__in=list(holders))
+            )
             .only("pk", "arxiv_id", "doi")
             .prefetch_related("other_identifiers")
         )

@@ -17,6 +17,7 @@ from citations.models import (
     CitationRole,
     CitationSource,
     Paper,
+    refresh_cite_keys,
 )
 from rlscaling.api.concurrency import PUBLISHING_FIELDS, VersionedModelSerializer
 from rlscaling.api.fields import (
@@ -78,6 +79,7 @@ class PaperSerializer(VersionedModelSerializer):
             "doi",
             "doi_url",
             "url",
+            "code_url",
             "abstract",
             "summary",
             "is_canonical_reference",
@@ -192,6 +194,7 @@ class PaperSerializer(VersionedModelSerializer):
                 Authorship(paper=paper, author=authors[name], position=position)
                 for position, name in enumerate(names)
             )
+            refresh_cite_keys({paper.pk})  # bulk_create sends no signal
 
 
 class VocabularySerializer(serializers.ModelSerializer):
@@ -290,6 +293,7 @@ class CitationSerializer(ProvenanceFieldsMixin, VersionedModelSerializer):
             "polarity",
             "context",
             "is_representative",
+            "representative_reason",
             "publish_unclassified",
             *PROVENANCE_FIELDS,
             *PUBLISHING_FIELDS,
@@ -307,9 +311,14 @@ class CitationSerializer(ProvenanceFieldsMixin, VersionedModelSerializer):
             pk=getattr(self.instance, "pk", None),
             citing_paper=current("citing_paper"),
             cited_paper=current("cited_paper"),
+            is_representative=bool(current("is_representative")),
+            representative_reason=current("representative_reason") or "",
         )
+        if hasattr(self.instance, "_loaded_representative"):
+            edge._loaded_representative = self.instance._loaded_representative
         try:
             edge.check_edge()
+            edge.check_representative()
         except DjangoValidationError as error:
             raise ValidationError(error.message_dict) from None
         return attrs
@@ -341,6 +350,7 @@ class HubCitationSerializer(ProvenanceFieldsMixin, serializers.ModelSerializer):
             "polarity",
             "context",
             "is_representative",
+            "representative_reason",
             *PROVENANCE_FIELDS,
         ]
 
@@ -416,3 +426,70 @@ class PaperHubSerializer(serializers.Serializer):
     next = serializers.URLField(allow_null=True)
     previous = serializers.URLField(allow_null=True)
     results = HubCitationSerializer(many=True)
+
+
+class TimelineSeriesSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+
+
+class TimelineCountsSerializer(serializers.Serializer):
+    total = serializers.IntegerField(help_text="Public citing papers in this slot of time.")
+    by_role = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="Role slug → count, for every role in `roles` (zeros included).",
+    )
+    role_unclassified = serializers.IntegerField(help_text="Of `total`, how many have no role.")
+    by_polarity = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="Polarity slug → count, for every polarity in `polarities` (zeros included).",
+    )
+    polarity_unclassified = serializers.IntegerField(
+        help_text="Of `total`, how many have no polarity."
+    )
+
+
+class TimelineQuarterSerializer(TimelineCountsSerializer):
+    quarter = serializers.CharField(help_text="e.g. 2025-Q1.")
+    year = serializers.IntegerField()
+    number = serializers.IntegerField(min_value=1, max_value=4, help_text="1 to 4.")
+    start = serializers.DateField(help_text="The quarter's first day.")
+
+
+class TimelineYearSerializer(TimelineCountsSerializer):
+    year = serializers.IntegerField()
+
+
+class CitingTimelineSerializer(serializers.Serializer):
+    """The answer of /papers/{slug}/timeline/: the hub's timeline, as its page draws it."""
+
+    paper = CitingPaperSerializer()
+    total = serializers.IntegerField(
+        help_text="Public citing papers: `dated` + `year_only_total` + `undated_total`; the "
+        "hub summary's `total`."
+    )
+    description = serializers.CharField(help_text="The same figures in words, as the hub says.")
+    dated = serializers.IntegerField(
+        help_text="Citing papers dated to the day or month, so to a quarter: those in `quarters`."
+    )
+    year_only_total = serializers.IntegerField(
+        help_text="Citing papers dated only to a year: counted in `year_only`, in no quarter."
+    )
+    undated_total = serializers.IntegerField(
+        help_text="Citing papers without a known date: counted in `undated`, in no quarter."
+    )
+    first_quarter = serializers.CharField(allow_null=True, help_text="e.g. 2023-Q2.")
+    last_quarter = serializers.CharField(allow_null=True)
+    roles = TimelineSeriesSerializer(
+        many=True, help_text="The roles counted, in the vocabulary's order."
+    )
+    polarities = TimelineSeriesSerializer(many=True)
+    quarters = TimelineQuarterSerializer(
+        many=True,
+        help_text="Every quarter from `first_quarter` to `last_quarter`, oldest first; a "
+        "quarter without citing papers is listed with zeros.",
+    )
+    year_only = TimelineYearSerializer(
+        many=True, help_text="Per year, the citing papers dated only to that year."
+    )
+    undated = TimelineCountsSerializer()

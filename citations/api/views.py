@@ -12,6 +12,8 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import generics
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 from bottlenecks.models import Layer
 from citations.api.filters import CitationFilterSet, HubFilterSet, PaperFilterSet
@@ -21,11 +23,13 @@ from citations.api.serializers import (
     CitationSerializer,
     CitationSummarySerializer,
     CitingPaperSerializer,
+    CitingTimelineSerializer,
     HubCitationSerializer,
     PaperHubSerializer,
     PaperSerializer,
     TagSerializer,
 )
+from citations.facet_counts import ALL, LAYER, NO_LAYER, PUBLIC, YEAR, facet_counts
 from citations.identifiers import normalise_arxiv_id, normalise_doi
 from citations.identity import old_slug_redirect, papers_with_identifiers
 from citations.models import Citation, CitationPolarity, CitationRole, Paper
@@ -33,7 +37,11 @@ from notes.models import ResearchNote
 from rlscaling.api.conditional import ConditionalGetMixin
 from rlscaling.api.facets import Facet, GroupByMixin, shown_through
 from rlscaling.api.pagination import CursorPagination
-from rlscaling.api.params import StrictQueryParametersMixin
+from rlscaling.api.params import (
+    GROUP_BY_PARAMETER,
+    StrictQueryParametersMixin,
+    filterset_parameters,
+)
 from rlscaling.api.permissions import EditorsWrite
 from rlscaling.api.sparse import SparseFieldsetsMixin
 from rlscaling.api.viewsets import PublishableViewSet, ReadOnlyViewSet
@@ -95,6 +103,40 @@ class PaperViewSet(GroupByMixin, PaperRepresentationMixin, PublishableViewSet):
         "in_research_index": Facet("in_research_index"),
         "is_canonical_reference": Facet("is_canonical_reference"),
     }
+
+    def filter_queryset(self, queryset):
+        queryset = super().filter_queryset(queryset)
+        if any(str(term).lstrip("-") == "cited_by_count" for term in queryset.query.order_by):
+            queryset = queryset.counted()
+        return queryset
+
+    def grouped(self, name, facet):
+        """`group_by=year` and `group_by=layer` of every published paper (no filter or search,
+        a reader who sees no drafts) from the stored counts (citations/facet_counts.py), not a
+        GROUP BY over the paper table."""
+        filters = filterset_parameters(self.filterset_class) | {api_settings.SEARCH_PARAM}
+        if (
+            name not in ("year", "layer")
+            or any(self.request.query_params.get(param) for param in filters)
+            or sees_drafts(self.request.user, Paper)
+        ):
+            return super().grouped(name, facet)
+        counts = facet_counts(PUBLIC)
+        if name == "year":
+            groups = [
+                {"value": year or None, "label": None, "count": n}
+                for year, n in counts[YEAR].items()
+            ]
+        else:
+            layers = Layer.objects.published().values_list("pk", "slug", "name")
+            groups = [
+                {"value": slug, "label": label, "count": counts[LAYER][pk]}
+                for pk, slug, label in layers
+                if pk in counts[LAYER]
+            ]
+            if counts[NO_LAYER]:
+                groups.append({"value": None, "label": None, "count": counts[NO_LAYER][0]})
+        return counts[ALL].get(0, 0), groups
 
     def get_last_modified(self, paper):
         counts = getattr(paper, "citation_count", None)  # recounted whenever an edge changes
@@ -177,6 +219,31 @@ class PaperCitationsView(
         return response
 
 
+class PaperTimelineView(
+    StrictQueryParametersMixin, SparseFieldsetsMixin, ConditionalGetMixin, generics.GenericAPIView
+):
+    """How the citing of a paper changes over time: its public citing papers per quarter, by
+    role and by polarity, every quarter from the first to the last (empty ones with zeros);
+    papers dated only to a year are counted per year and undated ones apart, never put in a
+    quarter. The numbers the hub page's timeline draws."""
+
+    serializer_class = CitingTimelineSerializer
+    queryset = Paper.objects.all()
+    lookup_field = "slug"
+    filter_backends = []
+    pagination_class = None
+    permission_classes = [EditorsWrite]
+
+    def get_queryset(self):
+        return Paper.objects.visible_to(self.request.user)
+
+    def get(self, request, *args, **kwargs):
+        paper = self.get_object()
+        return Response(
+            self.get_serializer({"paper": paper, **paper.citing_timeline().as_data()}).data
+        )
+
+
 class CitationViewSet(GroupByMixin, PublishableViewSet):
     """Citation edges: `citing_paper` cites `cited_paper`, in a role, with a polarity.
     Cursor-paginated, newest edges first. `?cited=<slug>&group_by=role` counts a hub's citing
@@ -204,6 +271,40 @@ class CitationViewSet(GroupByMixin, PublishableViewSet):
 
     def decorate(self, queryset):
         return queryset.select_related("citing_paper", "cited_paper", "role", "polarity")
+
+    # The facets a hub's citation summary counts, and its rows for each.
+    SUMMARY_FACETS = {"role": "roles", "polarity": "polarities"}
+
+    def grouped(self, name, facet):
+        """`?cited=<slug>&group_by=role` (or polarity) for readers: the hub's citation summary,
+        the figures its page shows (the same public edges, counted once per content generation
+        over the hub's covering index), instead of a GROUP BY of its edges joined to both
+        papers (4.8 s for a 36,000-edge hub at 1M)."""
+        hub = self.summarised_hub(name)
+        if hub is None:
+            return super().grouped(name, facet)
+        summary = hub.citation_summary()
+        rows = getattr(summary, self.SUMMARY_FACETS[name])
+        groups = [
+            {"value": row["slug"], "label": row["name"], "count": row["count"]}
+            for row in rows
+            if row["count"]
+        ]
+        unclassified = summary.total - sum(row["count"] for row in rows)
+        if unclassified:
+            groups.append({"value": None, "label": None, "count": unclassified})
+        return summary.total, groups
+
+    def summarised_hub(self, name):
+        """The public paper whose summary answers this request, if it can: only `cited` is
+        asked for, grouped by role or polarity, by a reader (editors' counts include drafts)."""
+        params = self.request.query_params
+        user = self.request.user
+        if name not in self.SUMMARY_FACETS or set(params) != {"cited", GROUP_BY_PARAMETER}:
+            return None
+        if sees_drafts(user, Citation) and sees_drafts(user, Paper):
+            return None
+        return Paper.objects.published().filter(slug=params["cited"]).first()
 
 
 class VocabularyViewSet(ReadOnlyViewSet):

@@ -77,9 +77,12 @@ def parse(text, format=None):
             raise BadImportFile(f"not UTF-8 text (byte {error.start})") from None
     format = format or detect_format(text)
     if format == "arxiv-ids":
+        ids = arxiv_id_list(text)
+        if ids is None:  # the format was named, not guessed
+            raise BadImportFile("not a list of arXiv ids, one per line")
         return [
             PaperRecord(where=f"line {n}", source="arxiv-ids", identifiers={"arxiv": arxiv_id})
-            for n, arxiv_id in enumerate(arxiv_id_list(text), 1)
+            for n, arxiv_id in enumerate(ids, 1)
         ]
     if format not in PARSERS:
         raise BadImportFile(f"unknown format {format!r}: use one of " + ", ".join(FORMATS))

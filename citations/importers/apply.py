@@ -121,10 +121,21 @@ def unique_slug(title):
 
 
 def create_paper(record, status):
+    paper, identifiers = new_paper(record, status, unique_slug(record.title))
+    paper.full_clean(validate_unique=False, validate_constraints=False)
+    paper.save()
+    set_authors(paper, record.authors)
+    for scheme, value in identifiers.items():
+        add_identifier(paper, scheme, value)
+    return paper
+
+
+def new_paper(record, status, slug):
+    """An unsaved paper for a record, and the identifiers it holds besides its own fields."""
     identifiers = dict(record.identifiers)
     paper = Paper(
         title=record.title[:500],
-        slug=unique_slug(record.title),
+        slug=slug,
         byline=(record.authors[0] if record.authors else "")[:200],
         institution=record.institution[:200],
         publication_date=record.publication_date,
@@ -139,12 +150,7 @@ def create_paper(record, status):
         in_research_index=record.in_research_index,
         status=status,
     )
-    paper.full_clean(validate_unique=False, validate_constraints=False)
-    paper.save()
-    set_authors(paper, record.authors)
-    for scheme, value in identifiers.items():
-        add_identifier(paper, scheme, value)
-    return paper
+    return paper, identifiers
 
 
 def update_paper(paper, changes):

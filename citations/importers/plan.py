@@ -6,7 +6,7 @@ from django.db.models import Q
 
 from citations.identifiers import merged_arxiv_versions
 from citations.identity import identifiers_of, papers_with_identifiers
-from citations.models import CitationSource, Paper
+from citations.models import Author, CitationSource, Paper
 
 from .records import normalised_title
 
@@ -25,6 +25,38 @@ FILLABLE_FIELDS = (
 )
 
 
+# Record fields written to a Paper column, and their limits (the column's max_length).
+FITTED_FIELDS = ("title", "institution", "venue", "arxiv_category", "url")
+
+
+def fit_to_columns(record):
+    """Make `record` fit the database, saying what was changed: {field: note}. A text longer
+    than its column is cut (a 639-character title to 500); a URL that long is left out, as a
+    cut one would lead nowhere; an author's name is cut to the authors' column. Never silent:
+    the notes go into the dry run's report for the record."""
+    notes = {}
+    for name in FITTED_FIELDS:
+        value, limit = getattr(record, name), Paper._meta.get_field(name).max_length
+        if len(value) <= limit:
+            continue
+        label = Paper._meta.get_field(name).verbose_name
+        if name == "url":
+            setattr(record, name, "")
+            notes[name] = f"{label} of {len(value)} characters left out (at most {limit})"
+        else:
+            setattr(record, name, value[:limit])
+            notes[name] = f"{label} cut from {len(value)} to {limit} characters"
+    limit = Author._meta.get_field("name").max_length
+    long_names = [name for name in record.authors if len(name) > limit]
+    if long_names:
+        record.authors = [name[:limit] for name in record.authors]
+        notes["authors"] = (
+            f"{len(long_names)} author name(s) cut to {limit} characters "
+            f"(the longest had {max(map(len, long_names))})"
+        )
+    return notes
+
+
 @dataclasses.dataclass
 class PaperStep:
     """What applying does for one paper of the file (its records in the file merged)."""
@@ -37,10 +69,12 @@ class PaperStep:
     changes: dict = dataclasses.field(default_factory=dict)  # field -> new value
     new_identifiers: list = dataclasses.field(default_factory=list)  # (scheme, value)
     duplicates: list = dataclasses.field(default_factory=list)  # `where` of merged records
+    cuts: list = dataclasses.field(default_factory=list)  # what had to change to fit, in words
 
     def line(self):
         label = f"{self.action:<7} {self.record.where}: {self.record.title or '(no title)'!r}"
-        return f"{label} ({self.reason})"
+        reason = "; ".join([self.reason, *self.cuts]) if self.reason else "; ".join(self.cuts)
+        return f"{label} ({reason})"
 
 
 @dataclasses.dataclass
@@ -102,6 +136,7 @@ class Plan:
                     "changes": sorted(s.changes),
                     "identifiers": dict(s.record.identifiers),
                     "duplicates_in_file": s.duplicates,
+                    "cut": s.cuts,
                 }
                 for s in self.papers
             ],
@@ -159,7 +194,13 @@ def match_papers(record):
     papers = list(papers_with_identifiers(record.identifiers).order_by("pk"))
     if papers or not record.title:
         return papers, "identifiers"
-    candidates = Paper.objects.filter(title__iexact=record.title).order_by("pk")
+    paper = title_match(record, Paper.objects.filter(title__iexact=record.title).order_by("pk"))
+    return ([paper], "title") if paper else ([], "")
+
+
+def title_match(record, candidates):
+    """The first of `candidates` (papers with the record's title, any case) that is the same
+    paper: same normalised title and year, and no identifier of the same kind differing."""
     for paper in candidates:
         same_year = not (paper.publication_date and record.year) or (
             paper.publication_date.year == record.year
@@ -168,8 +209,8 @@ def match_papers(record):
             # Only when no identifier of the same kind says they are different papers.
             theirs = dict(identifiers_of(paper))
             if all(theirs.get(s, v) == v for s, v in record.identifiers.items()):
-                return [paper], "title"
-    return [], ""
+                return paper
+    return None
 
 
 def changes_for(paper, record):
@@ -217,31 +258,44 @@ def make_plan(records, publish=False):
     """The dry run for `records` (from one or more files): nothing is written."""
     steps = []
     for record, duplicates in merge_duplicates(records):
+        cuts = fit_to_columns(record)
         papers, matched_by = match_papers(record)
-        if not papers:
-            reason = "new paper, " + ("published" if publish else "draft")
-            if not record.title:
-                record.title = f"{PLACEHOLDER_PREFIX}{record.identifiers.get('arxiv', '')}"
-                reason += "; only its arXiv id is known: import its metadata to fill it in"
-            step = PaperStep("create", record, reason)
-        else:
-            keep, *others = papers
-            step = PaperStep("update", record, "", paper=keep, merge_from=others)
-            step.changes = changes_for(keep, record)
-            step.new_identifiers = new_identifiers_for(keep, record, others)
-            if others:
-                step.action = "merge"
-                step.reason = "names papers " + ", ".join(p.slug for p in papers) + ": merged"
-                step.reason += f" into {keep.slug}"
-            elif step.changes or step.new_identifiers:
-                added = sorted(step.changes) + [s for s, _ in step.new_identifiers]
-                step.reason = f"matches {keep.slug} by {matched_by}; adds " + ", ".join(added)
-            else:
-                step.action = "skip"
-                step.reason = f"matches {keep.slug} by {matched_by}; nothing new"
-        step.duplicates = duplicates
-        steps.append(step)
+        steps.append(paper_step(record, papers, matched_by, publish, duplicates, cuts))
     return Plan(papers=steps, edges=plan_edges(steps), publish=publish)
+
+
+def paper_step(record, papers, matched_by, publish=False, duplicates=(), cuts=None):
+    """What applying does for a record, given the existing papers it names (see match_papers)
+    and what fit_to_columns changed in it: create one, update or merge them, or skip."""
+    if not papers:
+        reason = "new paper, " + ("published" if publish else "draft")
+        if not record.title:
+            record.title = f"{PLACEHOLDER_PREFIX}{record.identifiers.get('arxiv', '')}"
+            reason += "; only its arXiv id is known: import its metadata to fill it in"
+        step = PaperStep("create", record, reason)
+    else:
+        keep, *others = papers
+        step = PaperStep("update", record, "", paper=keep, merge_from=others)
+        step.changes = changes_for(keep, record)
+        step.new_identifiers = new_identifiers_for(keep, record, others)
+        if others:
+            step.action = "merge"
+            step.reason = "names papers " + ", ".join(p.slug for p in papers) + ": merged"
+            step.reason += f" into {keep.slug}"
+        elif step.changes or step.new_identifiers:
+            added = sorted(step.changes) + [s for s, _ in step.new_identifiers]
+            step.reason = f"matches {keep.slug} by {matched_by}; adds " + ", ".join(added)
+        else:
+            step.action = "skip"
+            step.reason = f"matches {keep.slug} by {matched_by}; nothing new"
+    step.duplicates = list(duplicates)
+    # Only what is written is reported: a new paper's every field, an existing one's changes.
+    cuts = cuts or {}
+    written = cuts if step.action == "create" else {}
+    if step.action in ("update", "merge"):
+        written = {name: note for name, note in cuts.items() if name in step.changes}
+    step.cuts = list(written.values())
+    return step
 
 
 def plan_edges(steps):

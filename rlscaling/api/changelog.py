@@ -33,6 +33,12 @@ CHANGELOG = [
             ),
             (
                 "added",
+                "`/api/v1/papers/{slug}/timeline/`: a paper's public citing papers per quarter, "
+                "by role and by polarity, with those dated only to a year (`year_only`) and "
+                "those without a known date (`undated`) counted apart.",
+            ),
+            (
+                "added",
                 '`POST /api/v1/papers/batch` with `{"ids": [...]}`: up to 500 slugs, arXiv '
                 "ids and DOIs (bare or `arxiv:`/`doi:` prefixed) answered in request order, "
                 "`null` for an identifier naming no paper you may see.",

@@ -103,7 +103,10 @@ class GroupByMixin:
             )
         return Response(self.facets(name, facet))
 
-    def facets(self, name, facet):
+    def grouped(self, name, facet):
+        """(total, groups): how many rows match the filters, and per value of the facet a
+        dict of its "value", "label" and "count". Views override it where they keep the
+        figures."""
         matching = self.filter_queryset(self.get_queryset()).values("pk")
         rows = self.queryset.model._default_manager.filter(pk__in=matching)
         total = rows.count()
@@ -114,13 +117,21 @@ class GroupByMixin:
             .order_by()
         )
         groups = [
+            {"value": group["group_value"], "label": group["group_label"], "count": group["count"]}
+            for group in grouped
+        ]
+        return total, groups
+
+    def facets(self, name, facet):
+        total, found = self.grouped(name, facet)
+        groups = [
             {
-                "value": group["group_value"],
-                "label": None if group["group_label"] is None else str(group["group_label"]),
+                "value": group["value"],
+                "label": None if group["label"] is None else str(group["label"]),
                 "count": group["count"],
                 "share": round(group["count"] / total, 4) if total else 0.0,
             }
-            for group in grouped
+            for group in found
         ]
         groups.sort(key=lambda g: (-g["count"], g["value"] is None, str(g["value"])))
         noun = self.group_by_noun

@@ -1,5 +1,5 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import DatabaseError
+from django.db import DataError
 from rest_framework import exceptions, pagination
 
 
@@ -19,8 +19,9 @@ class CursorPagination(pagination.CursorPagination):
     def paginate_queryset(self, queryset, request, view=None):
         try:
             return super().paginate_queryset(queryset, request, view)
-        except (DjangoValidationError, ValueError, TypeError, OverflowError, DatabaseError):
-            # A tampered cursor whose position does not fit the ordering field.
+        except (DjangoValidationError, ValueError, TypeError, OverflowError, DataError):
+            # A tampered cursor whose position does not fit the ordering field. (Not every
+            # DatabaseError: a statement cut off by the anonymous timeout is a 503.)
             raise exceptions.NotFound(self.invalid_cursor_message) from None
 
     def decode_cursor(self, request):

@@ -4,10 +4,15 @@ the API keeps answering (each process then limits on its own).
 
 Every answer subject to a throttle says where the client stands (`RateLimitHeadersMiddleware`):
 `X-RateLimit-Limit` (requests allowed in the window), `X-RateLimit-Remaining` (left in it) and
-`X-RateLimit-Reset` (Unix time, in seconds, at which one more request is allowed again: the
-windows slide, the oldest request counted leaves first). Where several throttles apply (the
-anonymous rate and an endpoint's own, say) the headers describe the one closest to refusing.
-Every 429 carries `Retry-After` (seconds).
+`X-RateLimit-Reset` (Unix time, in seconds, at which the window ends and the count starts
+again). Where several throttles apply (the anonymous rate and an endpoint's own, say) the
+headers describe the one closest to refusing. Every 429 carries `Retry-After` (seconds).
+
+Counting is a window per client that opens with its first request and lasts the rate's period
+(`FixedWindowThrottle`): one Redis round trip per throttle (INCR, EXPIRE NX, PTTL pipelined),
+where DRF's SimpleRateThrottle reads and writes back the list of every request's time in the
+period (two round trips, and a list as long as the rate). The anonymous rate is the only
+default throttle an anonymous request meets: the per-user rate counts signed-in users only.
 """
 
 import collections
@@ -26,6 +31,40 @@ from rlscaling.client_address import client_address
 CACHE_ERRORS = (RedisConnectionError, RedisTimeoutError)
 
 logger = logging.getLogger(__name__)
+
+
+class FixedWindowThrottle(throttling.SimpleRateThrottle):
+    """DRF's throttle with a counter instead of a request history: a window opens with the
+    client's first request and the requests in it are counted (`count_in_window`); over the
+    rate, refused until the window ends. DRF's Anon/User/Scoped classes come before it in the
+    throttles below, so their own `allow_request`/`get_cache_key` find the key and rate, and
+    their `super().allow_request` lands here."""
+
+    def allow_request(self, request, view):
+        if self.rate is None:
+            return True
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        self.now = self.timer()
+        self.count, self.left = count_in_window(self.cache, self.key, self.duration)
+        return self.count <= self.num_requests
+
+    def wait(self):
+        return max(0.0, self.left)
+
+
+def count_in_window(cache, key, seconds):
+    """(requests counted under `key` in its window, this one included; seconds left in it):
+    one round trip on Redis; elsewhere (local memory) a read and a write."""
+    if hasattr(cache, "count_in_window"):
+        return cache.count_in_window(key, seconds)
+    now = time.time()
+    count, ends = cache.get(key, (0, now + seconds))
+    if ends <= now:
+        count, ends = 0, now + seconds
+    cache.set(key, (count + 1, ends), ends - now)
+    return count + 1, ends - now
 
 
 class ResilientThrottleMixin:
@@ -48,11 +87,10 @@ class ResilientThrottleMixin:
 
     def record(self, request):
         """Note this throttle's state on the request, for the X-RateLimit headers."""
-        if getattr(self, "key", None) is None or not hasattr(self, "history"):
+        if getattr(self, "key", None) is None or not hasattr(self, "count"):
             return  # this throttle did not apply (no rate, or not this kind of client)
-        remaining = max(0, self.num_requests - len(self.history))
-        oldest = self.history[-1] if self.history else self.now
-        state = RateLimit(self.num_requests, remaining, math.ceil(oldest + self.duration))
+        remaining = max(0, self.num_requests - self.count)
+        state = RateLimit(self.num_requests, remaining, math.ceil(self.now + self.left))
         django_request = getattr(request, "_request", request)
         django_request.rate_limits = [*getattr(django_request, "rate_limits", []), state]
 
@@ -92,13 +130,19 @@ class RateLimitHeadersMiddleware:
 DEFAULT_RETRY_AFTER = 60
 
 
-class AnonRateThrottle(ResilientThrottleMixin, throttling.AnonRateThrottle):
+class AnonRateThrottle(ResilientThrottleMixin, throttling.AnonRateThrottle, FixedWindowThrottle):
     pass
 
 
-class UserRateThrottle(ResilientThrottleMixin, throttling.UserRateThrottle):
-    pass
+class UserRateThrottle(ResilientThrottleMixin, throttling.UserRateThrottle, FixedWindowThrottle):
+    def get_cache_key(self, request, view):
+        # Anonymous clients meet the (tighter) anonymous rate alone: one count per request.
+        if not (request.user and request.user.is_authenticated):
+            return None
+        return super().get_cache_key(request, view)
 
 
-class ScopedRateThrottle(ResilientThrottleMixin, throttling.ScopedRateThrottle):
+class ScopedRateThrottle(
+    ResilientThrottleMixin, throttling.ScopedRateThrottle, FixedWindowThrottle
+):
     pass

@@ -88,6 +88,11 @@ urlpatterns = [
         redirect_old_slugs(citations_api.PaperCitationsView.as_view()),
         name="paper-citations",
     ),
+    path(
+        "papers/<slug:slug>/timeline/",
+        redirect_old_slugs(citations_api.PaperTimelineView.as_view()),
+        name="paper-timeline",
+    ),
     path("papers/batch", lookup_api.BatchView.as_view(), name="paper-batch"),
     path("papers/batch/", lookup_api.BatchView.as_view(schema=None)),
     re_path(

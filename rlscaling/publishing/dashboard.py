@@ -2,14 +2,16 @@
 line a link to the admin list filtered to it. The number of queries depends on the number of
 editorial models, never on the number of rows (counts and short lists, each from an index)."""
 
+import datetime
 from dataclasses import dataclass, field
 
 from django.contrib import admin
 from django.db.models import Count, Q
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 
-from .models import Status, publishable_models
+from .models import Status, format_moment, publishable_models
 
 # How many rows a list on the dashboard shows; the link leads to the rest.
 SHOWN = 5
@@ -20,7 +22,13 @@ class Line:
     label: str
     url: str
     count: int | None = None
-    when: object = None
+    when: object = None  # a datetime (scheduled, updated) or a date (review by)
+
+    @property
+    def when_text(self):
+        if isinstance(self.when, datetime.datetime):
+            return format_moment(self.when)
+        return date_format(self.when, "j M Y") if self.when else ""
 
 
 @dataclass
@@ -50,14 +58,19 @@ def _visible_models(request):
     return sorted(models, key=lambda model: str(model._meta.verbose_name_plural))
 
 
+def counted(count, model):
+    """ "1 research note", "3 research notes"."""
+    opts = model._meta
+    return f"{count} {opts.verbose_name if count == 1 else opts.verbose_name_plural}"
+
+
 def _count_lines(models, status):
     lines = []
     for model in models:
         count = model._default_manager.filter(status=status).count()
         if count:
-            name = model._meta.verbose_name_plural
             url = changelist_url(model, f"status__exact={status}")
-            lines.append(Line(f"{count} {name}", url, count))
+            lines.append(Line(counted(count, model), url, count))
     return lines
 
 
@@ -84,19 +97,71 @@ def unclassified_by_hub():
 
 
 def scheduled(models, now):
-    lines = []
+    """Per model, how many items are scheduled (a link to the list of them), then the next
+    ones to appear, each with its time and a link to its change form."""
+    counts, items = [], []
     for model in models:
-        rows = model._default_manager.filter(status=Status.PUBLISHED, published_at__gt=now)
+        rows = model._default_manager.scheduled(now)
+        count = rows.count()
+        if not count:
+            continue
+        url = changelist_url(model, "state=scheduled")
+        counts.append(Line(f"{counted(count, model)} scheduled", url, count))
         for item in rows.order_by("published_at")[:SHOWN]:
-            lines.append(Line(str(item), change_url(item), when=item.published_at))
-    return sorted(lines, key=lambda line: line.when)
+            items.append(Line(str(item), change_url(item), when=item.published_at))
+    return counts + sorted(items, key=lambda line: line.when)[:SHOWN]
+
+
+def draft_revisions(models):
+    """Live items with a draft revision waiting: per model, how many (a link to the list
+    filtered to them), then the oldest ones, each a link to its change form (where the draft
+    revision opens). Queries: one count, one list, one per model among the listed items."""
+    from django.contrib.contenttypes.models import ContentType
+
+    from .revisions import DraftRevision
+
+    types = ContentType.objects.get_for_models(*models)  # cached after the first request
+    revisions = DraftRevision.objects.filter(content_type__in=types.values())
+    counts = dict(revisions.values_list("content_type").annotate(count=Count("*")).order_by())
+    lines = []
+    for model, content_type in types.items():
+        count = counts.get(content_type.pk)
+        if count:
+            url = changelist_url(model, "draft_revision=yes")
+            lines.append(Line(f"{counted(count, model)} with a draft revision", url, count))
+    if not lines:
+        return lines
+    for revision in revisions.waiting().prefetch_related("item")[:SHOWN]:
+        if revision.item is None:
+            continue
+        author = f" by {revision.author}" if revision.author else ""
+        lines.append(
+            Line(f"“{revision.item}”{author}", change_url(revision.item), when=revision.updated_at)
+        )
+    return lines
+
+
+def due_for_review(today):
+    """Research notes whose review date has come: the count (a link to the filtered list),
+    then the longest waiting, each with its review date."""
+    from notes.models import ResearchNote
+
+    due = ResearchNote.objects.due_for_review(today)
+    count = due.count()
+    if not count:
+        return []
+    url = changelist_url(ResearchNote, "review=due")
+    lines = [Line(f"{counted(count, ResearchNote)} due for review", url, count)]
+    for note in due.only("pk", "title", "review_by")[:SHOWN]:
+        lines.append(Line(note.title, change_url(note), when=note.review_by))
+    return lines
 
 
 def papers_missing_data():
     from citations.models import Paper
 
     no_identifier = Paper.objects.filter(arxiv_id="", doi="", url="").count()
-    no_authors = Paper.objects.filter(authorships__isnull=True).count()
+    no_authors = Paper.objects.without_authors().count()
     return [
         Line(
             f"{no_identifier} papers with no arXiv id, DOI or URL",
@@ -121,8 +186,18 @@ def editor_dashboard(request, now=None):
             "Submitted for review", "Nothing awaits review.", _count_lines(models, Status.REVIEW)
         ),
         Section("Drafts", "No drafts.", _count_lines(models, Status.DRAFT)),
+        Section(
+            "Draft revisions of live items",
+            "No draft revisions are waiting.",
+            draft_revisions(models),
+        ),
         Section("Scheduled", "Nothing is scheduled.", scheduled(models, now)),
     ]
+    if "ResearchNote" in names:
+        today = timezone.localdate(now)
+        sections.append(
+            Section("Due for review", "No note is due for review.", due_for_review(today))
+        )
     if "Citation" in names:
         sections.append(
             Section(

@@ -1,5 +1,7 @@
 """Models and querysets of the draft/published mechanism."""
 
+import functools
+
 from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
@@ -117,12 +119,29 @@ class PublishableQuerySet(models.QuerySet):
         changed = {"status": Status.PUBLISHED, "updated_at": now, "version": F("version") + 1}
         # Rows published before keep their date; first-time publications get "now".
         republished = self.filter(published_at__isnull=False).update(**changed)
-        return republished + self.filter(published_at__isnull=True).update(
+        count = republished + self.filter(published_at__isnull=True).update(
             **changed, published_at=now
         )
+        if count:
+            announce_bulk_change(self.db, withdrawal=False)
+        return count
 
     def unpublish(self):
-        return self.update(status=Status.DRAFT, updated_at=timezone.now(), version=F("version") + 1)
+        count = self.update(
+            status=Status.DRAFT, updated_at=timezone.now(), version=F("version") + 1
+        )
+        if count:
+            announce_bulk_change(self.db, withdrawal=True)  # gone from cached pages at once
+        return count
+
+
+def announce_bulk_change(using, withdrawal):
+    """Tell the page cache about a bulk UPDATE (no save signal announces one): now, and again
+    once committed, as a save does (rlscaling/caching.py)."""
+    from rlscaling.caching import bump_generation
+
+    bump_generation(withdrawal=withdrawal)
+    transaction.on_commit(functools.partial(bump_generation, withdrawal=withdrawal), using=using)
 
 
 PUBLISH_REFUSED = (

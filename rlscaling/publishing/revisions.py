@@ -32,6 +32,16 @@ class DraftRevisionQuerySet(models.QuerySet):
             content_type=ContentType.objects.get_for_model(type(obj)), object_id=str(obj.pk)
         )
 
+    def for_model(self, model):
+        return self.filter(content_type=ContentType.objects.get_for_model(model))
+
+    def object_pks(self, model):
+        """The primary keys of `model`'s rows that have a draft revision (a short list)."""
+        field = model._meta.pk
+        return [
+            field.to_python(pk) for pk in self.for_model(model).values_list("object_id", flat=True)
+        ]
+
     def waiting(self):
         """Every draft revision, oldest first, with its author (the editors' dashboard)."""
         return self.select_related("content_type", "author").order_by("updated_at")

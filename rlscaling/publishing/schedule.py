@@ -12,7 +12,8 @@ No save announces either moment, so:
   (`ScheduleSweep`, one row), so a change is handled once even if nobody visited for days.
 
 The next change is looked up in the database when nothing remembers it (at most once per
-PAGE_CACHE_SECONDS), and otherwise read from the cache: saves keep it current.
+PAGE_CACHE_SECONDS, or 5 minutes when that is 0), and otherwise read from the cache: saves
+keep it current.
 """
 
 import contextlib
@@ -63,17 +64,23 @@ def due_window_q(since, until, prefix=""):
     return published & (appeared | expired)
 
 
+def earliest_after(queryset, field, after):
+    """The earliest `field` after `after` among `queryset`'s rows. The bound is in the WHERE
+    clause, not an aggregate's FILTER, so PostgreSQL reads it off the field's index (one
+    probe); a FILTER made it a scan of every row (0.65 s over 1M citations)."""
+    return queryset.filter(**{f"{field}__gt": after}).aggregate(moment=Min(field))["moment"]
+
+
 def find_next_scheduled_change(after):
     """The earliest moment after `after` at which a published row appears or expires (None:
-    nothing scheduled): one indexed aggregate per Publishable model."""
+    nothing scheduled): two index probes per Publishable model."""
     moments = []
     for model in publishable_models():
-        found = model._base_manager.filter(status=Status.PUBLISHED).aggregate(
-            appears=Min("published_at", filter=models.Q(published_at__gt=after)),
-            expires=Min("unpublish_at", filter=models.Q(unpublish_at__gt=after)),
-        )
-        moments += [moment for moment in found.values() if moment is not None]
-    return min(moments, default=None)
+        published = model._base_manager.filter(status=Status.PUBLISHED)
+        moments += [
+            earliest_after(published, field, after) for field in ("published_at", "unpublish_at")
+        ]
+    return min((moment for moment in moments if moment is not None), default=None)
 
 
 def swept_until():
@@ -93,8 +100,12 @@ _local = {"value": MISSING, "until": 0.0}
 
 def remembered_seconds():
     """How long a remembered next change is trusted: changes that no save announces (raw SQL,
-    bulk paths) are seen within the page cache's own bound."""
-    return getattr(settings, "PAGE_CACHE_SECONDS", 300)
+    bulk paths) are seen within the page cache's own bound, or 5 minutes with the page cache
+    off (0 would look it up, one query per Publishable model, on every request)."""
+    return getattr(settings, "PAGE_CACHE_SECONDS", 300) or DEFAULT_REMEMBERED_SECONDS
+
+
+DEFAULT_REMEMBERED_SECONDS = 300
 
 
 def _remembered():
@@ -193,7 +204,7 @@ def handle_due_changes(now=None):
             sweep.swept_until = now
             sweep.save(update_fields=["swept_until"])
     forget_next_scheduled_change()
-    bump_generation()
+    bump_generation(withdrawal=True)  # an expiry takes items out of view
 
 
 class ScheduledChangesMiddleware:

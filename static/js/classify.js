@@ -39,4 +39,6 @@
       }
     }
   });
+  // Says the keys work from here on; a page still loading its script would drop them.
+  form.classList.add("keys-active");
 })();

@@ -1,3 +1,5 @@
+import datetime
+
 import pytest
 from django.apps import apps
 from django.conf import settings
@@ -6,6 +8,8 @@ from django.db import models
 from django.urls import reverse
 
 from citations.models import Paper
+from tests.factories import PaperFactory
+from tests.helpers import text_of
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +33,13 @@ def admin_urls(model, obj=None):
 
 # Edited only inline on their parent's page.
 INLINE_ONLY = {"Authorship", "ReportedFigure", "SignalLayer"}
-DERIVED = {"CitationCount"}  # recounted from the edges (citations/counts.py), never edited
+DERIVED = {"CitationCount", "CitingTimelineCount"}  # recounted from the edges (citations/counts.py)
+# Found by a scan of the papers, shown on the possible duplicates page (citations/duplicates.py).
+DERIVED |= {"DuplicateScan", "PossibleDuplicatePair"}
+# A paper's place in the stored facet counts (citations/facet_counts.py), recounted on change.
+DERIVED |= {"PaperFacetCount", "PaperFacetMembership"}
+# The pieces of an import's uploaded text, shown through their run (citations/importers/runs.py).
+DERIVED |= {"ImportChunk"}
 # Sent by readers from the public site (citations/corrections_views.py); editors only decide.
 SENT_BY_READERS = {"CorrectionSuggestion"}
 TAG_ROWS = {"TaggedPaper", "TaggedNote"}  # written through the tags field of their item
@@ -111,3 +121,47 @@ def test_a_url_typed_without_a_scheme_is_taken_as_https(rf, editor, model):
     for name in url_fields:
         cleaned = form_class.base_fields[name].clean("arxiv.org/abs/2510.13786")
         assert cleaned == "https://arxiv.org/abs/2510.13786"
+
+
+def test_possible_duplicates_show_the_strongest_with_the_total(editor_client, monkeypatch):
+    """At 100k papers the page listed tens of thousands of pairs and never answered."""
+    from citations import admin_identity
+    from citations.duplicates import store_possible_duplicates
+
+    monkeypatch.setattr(admin_identity, "DUPLICATES_SHOWN", 2)
+    for title in ("Scaling laws for rewards", "Scaling laws for critics", "Scaling laws for RL"):
+        PaperFactory(title=title, publication_date=datetime.date(2025, 1, 1))
+        PaperFactory(title=title, publication_date=datetime.date(2025, 1, 1))
+    store_possible_duplicates()
+    response = editor_client.get(reverse("admin:citations_papermerge_add"))
+    assert response.status_code == 200
+    assert len(response.context["pairs"]) == 2
+    assert "Possible duplicates, strongest first: 1–2 of 3." in text_of(response)
+
+
+def test_citation_search_matches_either_paper_title_or_the_citing_sentence(editor_client):
+    from tests.factories import CitationFactory
+
+    hub = PaperFactory(title="Zyxwv laws for rewards")
+    by_title = CitationFactory(cited_paper=hub)
+    by_context = CitationFactory(context="as the zyxwv curve shows")
+    CitationFactory()  # neither
+    changelist = reverse("admin:citations_citation_changelist")
+    response = editor_client.get(changelist, {"q": "ZYXWV"})
+    found = {edge.pk for edge in response.context["cl"].result_list}
+    assert found == {by_title.pk, by_context.pk}
+    response = editor_client.get(changelist, {"q": '"zyxwv laws" rewards'})
+    assert [edge.pk for edge in response.context["cl"].result_list] == [by_title.pk]
+
+
+def test_a_later_changelist_page_lists_the_right_rows(editor_client, monkeypatch):
+    from citations.admin import CitationAdmin
+    from tests.factories import CitationFactory
+
+    monkeypatch.setattr(CitationAdmin, "list_per_page", 2)
+    edges = CitationFactory.create_batch(5)
+    changelist = reverse("admin:citations_citation_changelist")
+    response = editor_client.get(changelist, {"p": "2"})
+    newest_first = sorted(edge.pk for edge in edges)[::-1]
+    assert [edge.pk for edge in response.context["cl"].result_list] == newest_first[2:4]
+    assert response.context["cl"].result_count == 5

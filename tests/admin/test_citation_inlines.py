@@ -82,3 +82,46 @@ def test_a_valid_inline_edge_is_saved(editor_client):
     )
     assert response.status_code == 302
     assert Citation.objects.filter(citing_paper=citing, cited_paper=cited).exists()
+
+
+def test_a_seventh_representative_in_the_change_form_is_refused(editor_client):
+    cited = PaperFactory()
+    for _ in range(6):
+        CitationFactory(cited_paper=cited, is_representative=True, representative_reason="Why")
+    edge = CitationFactory(cited_paper=cited)
+    url = reverse("admin:citations_citation_change", args=[edge.pk])
+    form = admin_form_data(editor_client.get(url), Citation)
+    form |= {"is_representative": ["on"], "representative_reason": ["Also good"]}
+    response = editor_client.post(url, form)
+    assert response.status_code == 200
+    assert "a hub has at most 6" in response.content.decode()
+    assert not Citation.objects.get(pk=edge.pk).is_representative
+
+
+def received_rows(client, cited):
+    form = admin_form_data(client.get(change_url(cited)), Paper)
+    count = int(form["citations_received-TOTAL_FORMS"][0])
+    rows = {int(form[f"citations_received-{i}-id"][0]): i for i in range(count)}
+    return form, rows
+
+
+def test_inline_representatives_may_be_swapped_in_one_save_but_not_exceed_six(editor_client):
+    cited = PaperFactory()
+    edges = [
+        CitationFactory(cited_paper=cited, is_representative=number < 6, representative_reason="R")
+        for number in range(8)
+    ]
+    form, rows = received_rows(editor_client, cited)
+    form.pop(f"citations_received-{rows[edges[0].pk]}-is_representative")
+    form[f"citations_received-{rows[edges[6].pk]}-is_representative"] = ["on"]
+    response = editor_client.post(change_url(cited), form)
+    assert response.status_code == 302, inline_errors(response)
+    flagged = set(cited.citations_received.filter(is_representative=True).values_list("pk"))
+    assert flagged == {(edge.pk,) for edge in edges[1:7]}
+
+    form, rows = received_rows(editor_client, cited)
+    form[f"citations_received-{rows[edges[0].pk]}-is_representative"] = ["on"]
+    response = editor_client.post(change_url(cited), form)
+    assert response.status_code == 200
+    assert any("a hub has at most 6" in message for message in inline_errors(response))
+    assert cited.citations_received.filter(is_representative=True).count() == 6

@@ -4,11 +4,14 @@ the filtered list, in a number of queries that does not grow with the content.""
 import datetime
 
 import pytest
+from django.http import QueryDict
 from django.urls import reverse
 from django.utils import timezone
 
 from citations.models import Paper
 from rlscaling.publishing import Status
+from rlscaling.publishing.models import format_moment
+from rlscaling.publishing.revisions import DraftRevision
 from tests.factories import (
     CitationFactory,
     CitationRoleFactory,
@@ -29,6 +32,11 @@ def content(count, arxiv_id="2501.00001"):
     ResearchNoteFactory.create_batch(count, status=Status.REVIEW, published_at=None)
     later = timezone.now() + datetime.timedelta(days=2)
     ResearchNoteFactory(title="Scheduled note", published_at=later)
+    PaperFactory.create_batch(count, published_at=later)
+    past = timezone.localdate() - datetime.timedelta(days=3)
+    ResearchNoteFactory.create_batch(count, review_by=past)
+    for item in [*ResearchNoteFactory.create_batch(count), *PaperFactory.create_batch(count)]:
+        DraftRevision.store(item, QueryDict("title=Work+in+progress"), author=None)
     return hub
 
 
@@ -81,3 +89,71 @@ def test_the_dashboard_needs_the_same_queries_for_more_content(
     content(12, arxiv_id="2501.00002")
     with django_assert_max_num_queries(len(few)):
         editor_client.get(INDEX)
+
+
+def test_live_items_with_a_draft_revision_are_listed_with_links(editor, editor_client):
+    note = ResearchNoteFactory(title="Live note")
+    paper = PaperFactory(title="Live paper")
+    DraftRevision.store(note, QueryDict("dek=Half+written"), author=editor)
+    DraftRevision.store(paper, QueryDict("summary=Half+written"), author=editor)
+    response = editor_client.get(INDEX)
+    page = text_of(response)
+    assert "Draft revisions of live items" in page
+    assert "1 research note with a draft revision" in page
+    assert "1 paper with a draft revision" in page
+    assert "“Live note” by editor" in page
+    html = response.content.decode()
+    notes = reverse("admin:notes_researchnote_changelist")
+    assert f'href="{notes}?draft_revision=yes"' in html
+    assert f'href="{reverse("admin:notes_researchnote_change", args=[note.pk])}"' in html
+    listed = editor_client.get(f"{notes}?draft_revision=yes")
+    assert [row.pk for row in listed.context["cl"].result_list] == [note.pk]
+
+
+def test_no_draft_revisions_says_so(editor_client):
+    ResearchNoteFactory()
+    assert "No draft revisions are waiting." in text_of(editor_client.get(INDEX))
+
+
+def test_scheduled_items_are_counted_with_a_link_and_listed_with_their_times(editor_client):
+    when = timezone.now().replace(microsecond=0) + datetime.timedelta(days=2)
+    ResearchNoteFactory(title="Scheduled note", published_at=when)
+    ResearchNoteFactory(title="Live note")
+    response = editor_client.get(INDEX)
+    page = text_of(response)
+    assert "1 research note scheduled" in page
+    assert f"Scheduled note — {format_moment(when)}" in page
+    notes = reverse("admin:notes_researchnote_changelist")
+    assert f'href="{notes}?state=scheduled"' in response.content.decode()
+
+
+def test_notes_due_for_review_are_counted_and_listed(editor_client):
+    today = timezone.localdate()
+    ResearchNoteFactory(title="Overdue note", review_by=today - datetime.timedelta(days=10))
+    ResearchNoteFactory(title="Due today", review_by=today)
+    ResearchNoteFactory(title="Not yet", review_by=today + datetime.timedelta(days=1))
+    ResearchNoteFactory(title="No date")
+    response = editor_client.get(INDEX)
+    page = text_of(response)
+    assert "2 research notes due for review" in page
+    overdue = (today - datetime.timedelta(days=10)).strftime("%-d %b %Y")
+    assert f"Overdue note — {overdue}" in page
+    assert "Not yet" not in page and "No date" not in page
+    notes = reverse("admin:notes_researchnote_changelist")
+    assert f'href="{notes}?review=due"' in response.content.decode()
+    listed = editor_client.get(f"{notes}?review=due")
+    assert sorted(str(row) for row in listed.context["cl"].result_list) == [
+        "Due today",
+        "Overdue note",
+    ]
+
+
+def test_a_user_who_cannot_view_notes_sees_no_notes_on_the_dashboard(client):
+    from tests.factories import UserFactory
+
+    ResearchNoteFactory(title="Overdue note", review_by=timezone.localdate())
+    user = UserFactory(is_staff=True)
+    client.force_login(user)
+    page = text_of(client.get(INDEX))
+    assert "Due for review" not in page
+    assert "Overdue note" not in page

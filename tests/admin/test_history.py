@@ -42,9 +42,14 @@ WITHOUT_HISTORY = {"Author", "Authorship"}
 # merges, each recorded in the paper's history), edges waiting for a paper, and the logs of
 # imports and merges themselves (a merge is undone from its log, not reverted).
 WITHOUT_HISTORY |= {"PaperIdentifier", "PaperSlugAlias", "PendingCitation", "ImportRun"}
+WITHOUT_HISTORY |= {"ImportChunk"}  # the pieces of an import's text
 WITHOUT_HISTORY |= {"PaperMerge"}
 # Derived from the edges and recounted on every change (citations/counts.py), never edited.
-WITHOUT_HISTORY |= {"CitationCount"}
+WITHOUT_HISTORY |= {"CitationCount", "CitingTimelineCount"}
+# A paper's place in the stored facet counts (citations/facet_counts.py), recounted on change.
+WITHOUT_HISTORY |= {"PaperFacetCount", "PaperFacetMembership"}
+# Possible duplicates found by a scan, and the scans (citations/duplicates.py).
+WITHOUT_HISTORY |= {"DuplicateScan", "PossibleDuplicatePair"}
 # Readers' suggestions: an accepted one is recorded, with its reason, in the edge's history.
 WITHOUT_HISTORY |= {"CorrectionSuggestion"}
 # Tag rows of a paper or note: recorded in the item's own history (its related snapshot).

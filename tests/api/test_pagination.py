@@ -60,6 +60,20 @@ def test_bad_cursors_are_404_not_500(anon, cursor):
     assert response.json()["code"] == "not_found"
 
 
+def test_a_statement_timeout_on_a_cursor_page_is_503_not_an_invalid_cursor(anon, monkeypatch):
+    """At 1M citations a cancelled statement (the anonymous statement timeout) answered 404
+    "Invalid cursor": every DatabaseError was taken for a tampered cursor."""
+    from django.db import OperationalError
+    from rest_framework import pagination
+
+    def cancelled(*args, **kwargs):
+        raise OperationalError("canceling statement due to statement timeout")
+
+    monkeypatch.setattr(pagination.CursorPagination, "paginate_queryset", cancelled)
+    response = anon.get("/api/v1/papers/")
+    assert response.status_code == 503
+
+
 def test_page_size_is_capped(anon):
     assert len(anon.get("/api/v1/papers/?page_size=1000").json()["results"]) == 56
     assert len(anon.get("/api/v1/papers/?page_size=3").json()["results"]) == 3

@@ -37,22 +37,26 @@ def _paper_slug():
     return PaperFactory().slug
 
 
-# basename -> (factory for an existing row, a valid body to create one)
+# basename -> (factory for an existing row, a valid body to create one). The bodies' names and
+# slugs start with "perm-" so they never meet a factory's sequence (LayerFactory's "layer-N").
 RESOURCES = {
-    "paper": (PaperFactory, lambda n: {"title": f"Permission paper {n}", "slug": f"perm-{n}"}),
+    "paper": (
+        PaperFactory,
+        lambda n: {"title": f"Permission paper {n}", "slug": f"perm-paper-{n}"},
+    ),
     "citation": (
         CitationFactory,
         lambda n: {"citing_paper": _paper_slug(), "cited_paper": _paper_slug()},
     ),
     "researchnote": (
         ResearchNoteFactory,
-        lambda n: {"title": f"Note {n}", "slug": f"note-{n}", "summary": "A standfirst."},
+        lambda n: {"title": f"Perm note {n}", "slug": f"perm-note-{n}", "summary": "A standfirst."},
     ),
     "communitypost": (
         CommunityPostFactory,
         lambda n: {
-            "title": f"Post {n}",
-            "slug": f"post-{n}",
+            "title": f"Perm post {n}",
+            "slug": f"perm-post-{n}",
             "author": "A. Writer",
             "url": "https://www.lesswrong.com/posts/x",
             "summary": "An argument.",
@@ -62,13 +66,19 @@ RESOURCES = {
         QuestionFactory,
         lambda n: {"kind": "faq", "question": f"Question {n}?", "answer": "An answer."},
     ),
-    "dimension": (DimensionFactory, lambda n: {"name": f"Dim {n}", "slug": f"dim-{n}"}),
-    "loopstage": (LoopStageFactory, lambda n: {"name": f"Stage {n}", "slug": f"stage-{n}"}),
+    "dimension": (
+        DimensionFactory,
+        lambda n: {"name": f"Perm dimension {n}", "slug": f"perm-dimension-{n}"},
+    ),
+    "loopstage": (
+        LoopStageFactory,
+        lambda n: {"name": f"Perm stage {n}", "slug": f"perm-stage-{n}"},
+    ),
     "layer": (
         LayerFactory,
         lambda n: {
-            "name": f"Layer {n}",
-            "slug": f"layer-{n}",
+            "name": f"Perm layer {n}",
+            "slug": f"perm-layer-{n}",
             "failure_signal": "It fails.",
             "diagnostic_question": "Why?",
         },

@@ -156,3 +156,56 @@ def test_the_schema_documents_the_headers(anon):
         listing["200"]["headers"]
     )
     assert "Retry-After" in listing["429"]["headers"]
+
+
+redis_only = pytest.mark.skipif(
+    not __import__("bench.harness").harness.answers("127.0.0.1", 6379),
+    reason="needs Redis at 127.0.0.1:6379",
+)
+
+
+@redis_only
+def test_on_redis_an_anonymous_api_read_costs_one_throttle_round_trip(
+    demo, tight_rates, monkeypatch
+):
+    """Issue 15 (a cheaper throttle): DRF's throttle reads and writes back the list of every
+    request's time (two round trips per throttle, two throttles for an anonymous client); now
+    the anonymous rate alone counts, with INCR/EXPIRE NX/PTTL in one pipeline."""
+    import secrets
+
+    import redis
+
+    from rlscaling.api.throttles import AnonRateThrottle, UserRateThrottle
+    from rlscaling.cache_backend import ResilientRedisCache, ResilientRedisCacheClient
+
+    prefix = f"throttle-test-{secrets.token_hex(4)}"
+    shared = ResilientRedisCache("redis://127.0.0.1:6379/7", {"KEY_PREFIX": prefix})
+    for throttle in (AnonRateThrottle, UserRateThrottle):
+        monkeypatch.setattr(throttle, "cache", shared)
+    calls = []
+    for name in ("get", "set", "get_many", "incr"):
+        original = getattr(ResilientRedisCacheClient, name)
+        monkeypatch.setattr(
+            ResilientRedisCacheClient,
+            name,
+            lambda self, *a, _name=name, _original=original, **k: (
+                calls.append(_name),
+                _original(self, *a, **k),
+            )[1],
+        )
+    executed = []
+    execute = redis.client.Pipeline.execute
+    monkeypatch.setattr(
+        redis.client.Pipeline, "execute", lambda self, **k: executed.append(1) or execute(self, **k)
+    )
+    client = Client()
+    before = int(time.time())
+    seen = [rate_headers(client.get("/api/v1/layers/?page=1")) for _ in range(3)]
+    assert [remaining for _, remaining, _ in seen] == [2, 1, 0]
+    assert all(before + 59 <= reset <= before + 62 for _, _, reset in seen)
+    assert len(executed) == 3 and calls == []  # one pipeline per request, nothing else
+    refused = client.get("/api/v1/layers/?page=1")
+    assert refused.status_code == 429
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    raw = shared._cache.get_client(write=True)
+    raw.delete(*raw.keys(f"{prefix}:*"))  # this test's keys only (others share the database)

@@ -85,6 +85,7 @@ def test_hub_call_returns_summary_and_citing_papers(anon):
         "polarity",
         "context",
         "is_representative",
+        "representative_reason",
         *("provenance", "provenance_label", "classified_at", "confidence", "is_influential"),
     }
     assert first["citing_paper"]["slug"] == (

@@ -103,6 +103,7 @@ def test_version_is_read_only_and_bumped_on_every_save(editor_api):
         ({"title": "T", "layers": ["no-such-layer"]}, "layers"),
         ({"title": "T", "status": "archived"}, "status"),
         ({"title": "T", "url": "not a url"}, "url"),
+        ({"title": "T", "code_url": "javascript:alert(1)"}, "code_url"),
         ({"title": "T", "slug": "Not A Slug!"}, "slug"),
         ({"title": "!!!"}, "slug"),
         ({"title": "T\x00"}, "title"),
@@ -112,6 +113,16 @@ def test_invalid_paper_input_is_400_naming_the_field(editor_api, payload, field)
     LayerFactory(slug="rollouts")
     assert field in errors(editor_api.post("/api/v1/papers/", payload, format="json"))
     assert not Paper.objects.exists()
+
+
+def test_the_code_repository_is_read_and_written(editor_api):
+    paper = PaperFactory(code_url="https://github.com/example/old")
+    url = f"/api/v1/papers/{paper.slug}/"
+    assert editor_api.get(url).json()["code_url"] == "https://github.com/example/old"
+    response = editor_api.patch(url, {"code_url": "https://github.com/example/new"}, format="json")
+    assert response.status_code == 200, response.content
+    paper.refresh_from_db()
+    assert paper.code_url == "https://github.com/example/new"
 
 
 def test_identifiers_and_slugs_must_be_unique(editor_api):
@@ -185,6 +196,24 @@ def test_duplicate_edge_is_a_field_error(editor_api, two_papers):
     )
     assert errors(response) == {"cited_paper": ["“citing” already cites “cited”."]}
     assert Citation.objects.count() == 1
+
+
+def test_a_seventh_representative_is_a_field_error(editor_api, two_papers):
+    citing, cited = two_papers
+    for _ in range(6):
+        CitationFactory(cited_paper=cited, is_representative=True, representative_reason="Why")
+    body = {"citing_paper": "citing", "cited_paper": "cited", "is_representative": True}
+    refused = errors(editor_api.post("/api/v1/citations/", body, format="json"))
+    assert "representative_reason" in refused
+    body["representative_reason"] = "The clearest use of the recipe."
+    refused = errors(editor_api.post("/api/v1/citations/", body, format="json"))
+    assert "a hub has at most 6" in refused["is_representative"][0]
+    edge = CitationFactory(citing_paper=citing, cited_paper=cited)
+    patch = {"is_representative": True, "representative_reason": "Better"}
+    assert "is_representative" in errors(
+        editor_api.patch(f"/api/v1/citations/{edge.pk}/", patch, format="json")
+    )
+    assert cited.citations_received.filter(is_representative=True).count() == 6
 
 
 def test_changing_an_edge_into_a_self_citation_or_duplicate_is_refused(editor_api, two_papers):

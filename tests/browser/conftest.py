@@ -15,6 +15,8 @@ from tests.helpers import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
 
 
 def pytest_runtest_setup(item):
@@ -61,3 +63,28 @@ def chromium(monkeypatch):
             yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture
+def site(demo, live_server):
+    """The live server's address, with the demo content loaded."""
+    return live_server.url
+
+
+@pytest.fixture
+def open_page(chromium):
+    """Opens a page in a new browser context of the given viewport; the page collects its
+    console errors in `page.console_errors`."""
+    contexts = []
+
+    def open_page(viewport):
+        context = chromium.new_context(viewport=viewport)
+        contexts.append(context)
+        page = context.new_page()
+        page.console_errors = []
+        page.on("console", lambda m: m.type == "error" and page.console_errors.append(m.text))
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()

@@ -43,11 +43,6 @@ def page_types():
     }
 
 
-@pytest.fixture
-def site(demo, live_server):
-    return live_server.url
-
-
 def violations(page):
     page.add_script_tag(path=str(AXE))
     results = page.evaluate(

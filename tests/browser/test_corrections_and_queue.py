@@ -138,6 +138,8 @@ def test_an_editor_classifies_24_edges_in_the_queue_in_under_3_minutes(site, chr
     started = time.monotonic()
     for left in range(QUEUE_SIZE, 0, -1):
         expect(page.locator(".classify-context")).to_contain_text("We follow the recipe")
+        # The page is parsed before its deferred script runs: a key pressed in between is lost.
+        expect(page.locator("form.classify-form.keys-active")).to_be_attached()
         page.keyboard.press(role_key)
         page.keyboard.press(polarity_key)
         page.keyboard.press("Enter")

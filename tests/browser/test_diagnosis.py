@@ -15,11 +15,6 @@ VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 
-@pytest.fixture
-def site(demo, live_server):
-    return live_server.url
-
-
 @pytest.fixture(params=list(VIEWPORTS))
 def page(request, site, chromium):
     SHOTS.mkdir(parents=True, exist_ok=True)

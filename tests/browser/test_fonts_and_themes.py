@@ -12,11 +12,6 @@ HUB = "/papers/the-art-of-scaling-reinforcement-learning-compute-for-llms/"
 
 
 @pytest.fixture
-def site(demo, live_server):
-    return live_server.url
-
-
-@pytest.fixture
 def new_page(chromium):
     contexts = []
 
@@ -100,15 +95,21 @@ def test_light_by_default_and_dark_on_request(site, new_page):
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_charts_are_readable_in_both_themes(site, new_page, scheme):
+    """The role x polarity matrix: its darkest cell stands out from the page, every shade's
+    count can be read on it, and the labels on the page."""
     page = new_page(color_scheme=scheme)
     page.goto(site + HUB)
     background = style(page, "body", "backgroundColor")
-    fill = page.eval_on_selector(".bar__fill", "e => getComputedStyle(e).fill")
-    track = page.eval_on_selector(".bar__track", "e => getComputedStyle(e).fill")
-    assert contrast(fill, background) >= 3, (scheme, fill, background)
-    assert contrast(fill, track) >= 3, (scheme, fill, track)
-    label = page.eval_on_selector(".bar-chart__label", "e => getComputedStyle(e).color")
-    assert contrast(label, background) >= 4.5
+
+    def fill(selector):
+        return page.eval_on_selector(selector, "e => getComputedStyle(e).fill")
+
+    assert contrast(fill(".matrix__cell--4"), background) >= 3, scheme
+    assert contrast(fill(".matrix__cell--4"), fill(".matrix__cell--0")) >= 3, scheme
+    for shade in (0, 1, 4):  # the demo hub's shades
+        text, cell = fill(f".matrix__count--{shade}"), fill(f".matrix__cell--{shade}")
+        assert contrast(text, cell) >= 4.5, (scheme, shade, text, cell)
+    assert contrast(fill(".matrix__head"), background) >= 4.5
 
 
 def test_without_javascript_there_is_no_dead_switch(site, new_page):

@@ -7,33 +7,11 @@ import re
 import pytest
 from django.template.loader import render_to_string
 
+from tests.browser.conftest import DESKTOP, PHONE
+
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
 HUB = "/papers/the-art-of-scaling-reinforcement-learning-compute-for-llms/"
-
-
-@pytest.fixture
-def site(demo, live_server):
-    return live_server.url
-
-
-@pytest.fixture
-def open_page(chromium):
-    contexts = []
-
-    def open_page(viewport):
-        context = chromium.new_context(viewport=viewport)
-        contexts.append(context)
-        page = context.new_page()
-        page.console_errors = []
-        page.on("console", lambda m: m.type == "error" and page.console_errors.append(m.text))
-        return page
-
-    yield open_page
-    for context in contexts:
-        context.close()
 
 
 def box(locator):

@@ -16,12 +16,6 @@ pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 
 @pytest.fixture
-def site(demo, live_server):
-    """The live server with the demo content loaded."""
-    return live_server.url
-
-
-@pytest.fixture
 def page(site, chromium):
     SHOTS.mkdir(parents=True, exist_ok=True)
     context = chromium.new_context(viewport={"width": 1280, "height": 900})

@@ -9,11 +9,6 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
 
 
-@pytest.fixture
-def site(demo, live_server):
-    return live_server.url
-
-
 def new_page(chromium, **options):
     context = chromium.new_context(viewport={"width": 1280, "height": 900}, **options)
     page = context.new_page()

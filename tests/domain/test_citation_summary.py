@@ -9,6 +9,7 @@ from tests.factories import (
     CitationRoleFactory,
     PaperFactory,
 )
+from tests.helpers import text_of
 
 pytestmark = pytest.mark.django_db
 
@@ -40,10 +41,16 @@ def test_the_summary_knows_what_the_explorer_lists(hub):
     assert summary.count_for(polarity="neutral") == 1
     assert summary.count_for(role="background", polarity="neutral") == 1  # from the pairs
     assert summary.count_for(role="background", polarity="supporting") == 0
+    # The matrix's "not classified" column: edges without a polarity.
+    assert summary.count_for(no_polarity=True) == 2
+    assert summary.count_for(role="background", no_polarity=True) == 1
+    assert summary.count_for(unclassified=True, no_polarity=True) == 1
+    assert summary.count_for(polarity="neutral", no_polarity=True) == 0
 
 
 def test_the_hub_page_shows_the_summarys_figures(client, hub):
-    content = client.get(hub.get_absolute_url()).content.decode()
-    assert "Shares of the 2 citations classified by role; 1 not yet classified." in content
-    assert "Shares of the 1 citation classified by polarity; 2 not yet classified." in content
+    response = client.get(hub.get_absolute_url())
+    content, text = response.content.decode(), text_of(response)
+    assert "2 of 3 classified by role" in text and "1 of 3 classified by polarity" in text
+    assert "3 in all; choose a cell to list them. 1 has no role yet." in text
     assert "Background (2)" in content and "Neutral (1)" in content

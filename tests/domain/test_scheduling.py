@@ -4,7 +4,6 @@ stored citing counts included, with no cron job."""
 
 import datetime
 import time
-from unittest import mock
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -22,16 +21,11 @@ from rlscaling.publishing.schedule import (
     seconds_until_next_scheduled_change,
 )
 from tests.factories import CitationFactory, PaperFactory, ResearchNoteFactory
-from tests.helpers import text_of
+from tests.helpers import at, text_of
 
 pytestmark = pytest.mark.django_db
 
 HOUR = datetime.timedelta(hours=1)
-
-
-def at(moment):
-    """Pretend the clock reads `moment` (every `timezone.now()` call)."""
-    return mock.patch("django.utils.timezone.now", return_value=moment)
 
 
 def test_each_publication_state_is_named_with_its_time():
@@ -135,6 +129,19 @@ def test_the_next_change_is_looked_up_once_then_kept_current_by_saves(
     sooner = PaperFactory(unpublish_at=timezone.now() + HOUR).unpublish_at
     with django_assert_num_queries(0):
         assert next_scheduled_change() == sooner
+
+
+def test_with_the_page_cache_off_the_next_change_is_still_remembered(
+    settings, django_assert_num_queries
+):
+    # PAGE_CACHE_SECONDS=0 (the benchmark's uncached server) once meant "remember for 0 s":
+    # one aggregate per Publishable model on every request.
+    settings.PAGE_CACHE_SECONDS = 0
+    forget_next_scheduled_change()
+    later = ResearchNoteFactory(published_at=timezone.now() + 2 * HOUR).published_at
+    assert next_scheduled_change() == later  # looked up
+    with django_assert_num_queries(0):
+        assert next_scheduled_change() == later
 
 
 def test_cached_pages_feeds_and_api_switch_at_the_due_second(client):

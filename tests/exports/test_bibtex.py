@@ -126,13 +126,6 @@ def test_every_demo_paper_combines_into_one_file_both_parsers_accept(demo):
     assert "minimaxminimax" in keys and "minimaxminimaxb" in keys
 
 
-def test_a_generated_corpus_combines_into_one_file_both_parsers_accept():
-    call_command("generate_corpus", papers=2000, citations=2000, seed=3, verbosity=0)
-    papers = Paper.objects.all().with_authors()
-    library, data = parsed(bibtex_entries(papers))
-    assert len(library.entries) == len(data.entries) == papers.count() >= 2000
-
-
 def test_importers_keep_the_publication_type_venue_and_arxiv_category(db):
     from tests.factories import CitationRoleFactory
     from tests.helpers import IMPORT_FIXTURES

@@ -36,7 +36,32 @@ def feed_pages(demo_note_slug):
         (f"/notes/{demo_note_slug}/", "/feeds/notes-updated.atom"),
         ("/about/data/", "/feeds/contrasting.atom"),
         ("/", "/feeds/latest.atom"),
+        ("/papers/", "/papers/feed.atom"),
+        ("/notes/", "/notes/feed.atom"),
+        ("/search/?q=scaling", "/search/feed.atom?q=scaling"),
     ]
+
+
+def atom_routes(patterns=None, prefix=""):
+    """Every route of the site that answers a feed."""
+    from django.urls import URLResolver, get_resolver
+
+    routes = set()
+    for pattern in get_resolver().url_patterns if patterns is None else patterns:
+        route = prefix + str(pattern.pattern)
+        if isinstance(pattern, URLResolver):
+            routes |= atom_routes(pattern.url_patterns, route)
+        elif route.endswith(".atom"):
+            routes.add(route)
+    return routes
+
+
+def test_every_feed_of_the_site_is_read_by_feedparser_here():
+    """A feed added later without a page announcing it and a feedparser check fails here."""
+    from django.urls import resolve
+
+    tested = {resolve(feed.split("?")[0]).route for _, feed in feed_pages("a-note")}
+    assert tested == atom_routes()
 
 
 def test_every_feed_is_announced_by_its_page_and_reads_cleanly(demo):

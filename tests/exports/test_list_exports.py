@@ -2,13 +2,16 @@
 research-index search, in every format, linked from those pages (issue 17)."""
 
 import json
+import re
 
 import bibtexparser
 import pytest
 import rispy
+from django.core.cache import cache
 from django.test import Client
 from pylatexenc.latex2text import LatexNodes2Text
 
+from citations import exports
 from citations.models import Citation, Paper
 from tests.helpers import ART_OF_SCALING
 
@@ -98,3 +101,59 @@ def test_pages_link_their_downloads_with_their_filters(demo):
     assert 'href="/bottlenecks/compute/papers.ris"' in layer
     research = client.get("/research/?q=scaling").content.decode()
     assert 'href="/research/papers.bib?q=scaling"' in research
+
+
+LIST_DOWNLOADS = [
+    f"/papers/{ART_OF_SCALING}/citing.{{}}?role=background",
+    f"/papers/{ART_OF_SCALING}/citing.{{}}",
+    "/tags/grpo/papers.{}",
+    "/bottlenecks/compute/papers.{}",
+    "/research/papers.{}?q=scaling",
+]
+
+
+def link(response, relation):
+    """The URL the answer's Link header names for `relation`, or None."""
+    found = re.search(rf'<([^>]+)>; rel="{relation}"', response.get("Link", ""))
+    return found[1] if found else None
+
+
+@pytest.mark.parametrize("extension", FORMATS)
+@pytest.mark.parametrize("url", LIST_DOWNLOADS)
+def test_a_long_list_continues_in_files_each_linked_to_the_next(demo, monkeypatch, url, extension):
+    """A list longer than one download is never cut silently: each file holds EXPORT_LIMIT
+    papers and names the next one (with the same filters), until every paper was in one."""
+    client = Client()
+    url = url.format(extension)
+    whole = titles(client.get(url))
+    monkeypatch.setattr(exports, "EXPORT_LIMIT", 2)
+    cache.clear()  # the whole list's file, cached by the page cache
+    assert len(whole) > 2
+    seen, pages, next_url = [], 0, url
+    while next_url:
+        response = client.get(next_url)
+        assert response.status_code == 200
+        pages += 1
+        previous = link(response, "prev")
+        assert (previous is None) if pages == 1 else previous.endswith(f"page={pages - 1}")
+        page = titles(response)
+        assert 1 <= len(page) <= 2
+        seen += page
+        next_url = link(response, "next")
+        if next_url:
+            assert next_url.startswith(url.split("?")[0] + "?")
+            assert next_url.endswith(f"page={pages + 1}")
+            assert all(part in next_url for part in url.partition("?")[2].split("&"))
+    assert pages == -(-len(whole) // 2)
+    assert sorted(seen) == sorted(whole)  # each paper in exactly one file
+
+
+@pytest.mark.parametrize("page", ["0", "-1", "x", "1.5", "١", "9" * 12])
+def test_a_list_download_answers_a_bad_page_with_400(demo, page):
+    response = Client().get(f"/tags/grpo/papers.bib?page={page}")
+    assert response.status_code == 400
+
+
+def test_a_list_download_past_its_last_page_is_404(demo):
+    assert Client().get("/tags/grpo/papers.bib?page=2").status_code == 404
+    assert Client().get("/tags/grpo/papers.bib?page=1").status_code == 200

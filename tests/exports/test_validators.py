@@ -32,16 +32,21 @@ def demo_papers():
     return Paper.objects.published().with_authors().prefetch_related("tags").order_by("pk")
 
 
-@pytest.mark.parametrize("style", ["ieee", "apa"])
-def test_citeproc_renders_every_demo_paper_in_a_real_style(demo, style):
-    items = csl_items(demo_papers())
+def render_bibliography(items, style):
+    """The CSL-JSON items as citeproc-py renders them in a real style (plain text)."""
     source = CiteProcJSON(json.loads(json.dumps(items)))
     bibliography = CitationStylesBibliography(
         CitationStylesStyle(get_style_filepath(style), validate=False), source, formatter.plain
     )
     for item in items:
         bibliography.register(Citation([CitationItem(item["id"])]))
-    rendered = [str(entry) for entry in bibliography.bibliography()]
+    return [str(entry) for entry in bibliography.bibliography()]
+
+
+@pytest.mark.parametrize("style", ["ieee", "apa"])
+def test_citeproc_renders_every_demo_paper_in_a_real_style(demo, style):
+    items = csl_items(demo_papers())
+    rendered = render_bibliography(items, style)
     assert len(rendered) == len(items)
     for entry in rendered:
         assert entry.strip()
@@ -90,6 +95,23 @@ def test_pyld_expands_every_demo_paper(demo):
     for paper in demo_papers():
         (node,) = expand(scholarly_article(paper))
         assert node["@type"] == [SCHEMA + "ScholarlyArticle"]
+
+
+def test_pyld_expands_the_json_ld_of_every_demo_paper_page_and_negotiated_answer(demo):
+    """Both places the JSON-LD is served: the page's data block (with the citation summary in
+    its description) and the answer to `Accept: application/ld+json`."""
+    import re
+
+    block = re.compile(r'<script type="application/ld\+json">(.*?)</script>', re.S)
+    client = Client()
+    for paper in demo_papers():
+        html = client.get(paper.get_absolute_url()).content.decode()
+        (embedded,) = block.findall(html)
+        negotiated = client.get(paper.get_absolute_url(), HTTP_ACCEPT="application/ld+json")
+        for data in (json.loads(embedded), negotiated.json()):
+            (node,) = expand(data)
+            assert node["@type"] == [SCHEMA + "ScholarlyArticle"], paper.slug
+            assert node["@id"].endswith(paper.get_absolute_url())
 
 
 def test_the_hub_json_ld_carries_its_typed_citations_both_ways(demo):

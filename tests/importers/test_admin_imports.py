@@ -6,6 +6,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import override_settings
 
+from citations.duplicates import store_possible_duplicates
 from citations.identity import PaperMerge
 from citations.importers import runs
 from citations.importers.runs import ImportRun
@@ -73,14 +74,35 @@ def test_readers_cannot_import(client, reader):
 @override_settings(
     TASKS={"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 )
-def test_a_large_file_runs_on_the_task_queue(editor_client, roles, monkeypatch):
+def test_a_large_file_is_dry_run_and_applied_on_the_task_queue(editor_client, roles, monkeypatch):
     monkeypatch.setattr(runs, "BACKGROUND_FROM", 2)
     monkeypatch.setattr(runs, "BATCH_SIZE", 2)
-    run, _ = ImportRun.preview(fixture_text("openalex_works.jsonl"))
-    editor_client.post(f"/admin/citations/importrun/{run.pk}/confirm/")
+    upload = SimpleUploadedFile("works.jsonl", fixture_text("openalex_works.jsonl").encode())
+    response = editor_client.post("/admin/citations/importrun/add/", {"file": upload})
+    run = ImportRun.objects.get()
+    assert response["Location"].endswith(f"/importrun/{run.pk}/confirm/")
+    # The request answered before any dry run: the worker makes it.
+    assert run.state == ImportRun.State.CHECKING and run.task_id and not run.dry_run
+    page = editor_client.get(response["Location"]).content.decode()
+    assert "is running in the background" in page and 'http-equiv="refresh"' in page
+    assert "Confirm the import" not in page
+    confirming_too_early = editor_client.post(response["Location"])
+    assert confirming_too_early.status_code == 302
     run.refresh_from_db()
-    assert run.state == ImportRun.State.QUEUED and run.task_id
-    assert not Paper.objects.exists()
+    assert run.state == ImportRun.State.CHECKING
+
+    call_command("db_worker", "--batch", "--no-startup-delay")
+
+    run.refresh_from_db()
+    assert run.state == ImportRun.State.PREVIEWED and run.records == 4
+    assert run.counts["create"] == 3 and not Paper.objects.exists()
+    page = editor_client.get(response["Location"]).content.decode()
+    assert "create  line 1" in page and "Confirm the import" in page
+    assert 'http-equiv="refresh"' not in page
+
+    editor_client.post(response["Location"])
+    run.refresh_from_db()
+    assert run.state == ImportRun.State.QUEUED and not Paper.objects.exists()
 
     call_command("db_worker", "--batch", "--no-startup-delay")
 
@@ -98,6 +120,7 @@ def test_duplicates_list_and_merge(editor_client):
     other = PaperFactory(
         title="Proximal policy optimization algorithms.", slug="ppo-2", publication_date=None
     )
+    store_possible_duplicates()  # the scan the task queue runs when papers changed
     page = editor_client.get("/admin/citations/papermerge/duplicates/")
     assert "same title" in page.content.decode()
     response = editor_client.post(

@@ -50,6 +50,8 @@ def test_apply_at_once_with_an_upload(api, roles):
         ({"text": "x", "format": "endnote"}, "format", ""),
         ({}, "text", "Send the records"),
         ({"text": fixture_text("zotero.json"), "format": "s2"}, "text", "paper 1: not a Semantic"),
+        # Found by make fuzz: a text that is no id list, sent as arxiv-ids, was a 500.
+        ({"text": "POST /api/v1/papers/batch", "format": "arxiv-ids"}, "text", "not a list"),
     ],
 )
 def test_bad_input_is_a_400_naming_the_record(api, payload, field, message):

@@ -135,7 +135,7 @@ def test_possible_duplicates():
     pairs = {(p.first.pk, p.second.pk): p.reason for p in possible_duplicates()}
     assert pairs == {
         (a.pk, b.pk): "same title",
-        (d.pk, e.pk): "arXiv id 2402.03300 and its DOI 10.48550/arXiv.2402.03300",
+        (d.pk, e.pk): "arXiv id 2402.03300 and its DOI 10.48550/arxiv.2402.03300",
     }
     assert c.pk not in {pk for pair in pairs for pk in pair}
 

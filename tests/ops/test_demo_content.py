@@ -83,7 +83,27 @@ def test_hub_figures_come_from_the_data(demo):
     assert summary.top_role["slug"] == "background"
     assert summary.top_role["count"] == 6
     assert summary.top_role["percent"] == 100
+    representatives = hub.citations_received.filter(is_representative=True)
+    assert representatives.count() == 6
+    assert all(edge.representative_reason for edge in representatives)
+
+
+def test_load_demo_on_a_database_with_the_old_23_representatives(demo, capsys):
+    """Before the limit the demo flagged 23 of the hub's edges: a plain load leaves an existing
+    database's flags alone (an editor may have chosen them) and the hub shows 6; --reset
+    brings back the curated 6 with their reasons."""
+    hub = Paper.objects.get(slug=ART_OF_SCALING)
+    old = hub.citations_received.exclude(citing_paper__title__startswith="Zone of Proximal")
+    old = old.filter(pk__in=list(old.values_list("pk", flat=True)[:23]))
+    hub.citations_received.update(is_representative=False)
+    old.update(is_representative=True, representative_reason="")
+    call_command("load_demo")
     assert hub.citations_received.filter(is_representative=True).count() == 23
+    assert len(hub.representative_citations()) == 6
+    call_command("load_demo", "--reset", "--noinput")
+    curated = hub.citations_received.filter(is_representative=True)
+    assert curated.count() == 6
+    assert all(edge.representative_reason for edge in curated)
 
 
 def test_hub_figures_follow_an_editors_change(demo):

@@ -151,7 +151,9 @@ def test_make_run_serves_beside_a_worker_and_a_kill_stops_them_all(tmp_path):
     from django.core.management import get_commands
 
     port = free_port()
-    env = clean_env(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    env = clean_env(
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}", DUMP_DIR=str(tmp_path / "dumps")
+    )
     devserver = subprocess.Popen(
         [sys.executable, "manage.py", "devserver", "--port", str(port)],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -58,39 +58,76 @@ def test_canonical_badge_and_figures_come_from_the_citation_edges(hub):
     assert [row["slug"] for row in summary.polarities] == ["neutral"]
 
 
-def test_role_and_polarity_summaries_draw_bars_without_inline_styles(hub):
+def test_role_and_polarity_matrix_is_an_svg_with_a_table_and_no_inline_styles(hub):
     html = hub.content.decode()
-    assert "Citation-role summary" in html and "Citation-polarity summary" in html
-    assert '<rect class="bar__fill" width="100" height="6"/>' in html
-    assert "6 · 100%" in html
+    assert "Citation-role summary" not in html and "bar__fill" not in html  # the old 100% bars
+    svg = html.split('<svg class="matrix__chart"')[1].split("</svg>")[0]
+    assert 'role="img" aria-labelledby="matrix-title matrix-desc"' in svg
     assert ' style="' not in html
-    assert 'href="?role=background#explorer"' in html
+    # Background x neutral: 6; the darkest shade is the 24 not classified at all.
+    assert '<rect class="matrix__cell matrix__cell--4"' in svg
+    assert "<a " not in svg  # an image holds no links: they are laid over it, and in the table
+    links = html.split('<svg class="matrix__links"')[1].split("</svg>")[0]
+    assert 'aria-hidden="true"' in links
+    assert 'href="?role=background&amp;polarity=neutral#explorer" tabindex="-1"' in links
+    assert "<title>6 citing papers: Background, Neutral</title>" in links
+    table = html.split('<div class="matrix__table')[1].split("</table>")[0]
+    headers = re.findall(r'<th scope="col">([^<]+)</th>', table)
+    assert headers == ["Role", "Supporting", "Contrasting", "Neutral", "Not classified"]
+    rows = re.findall(r'<th scope="row">([^<]+)</th>', table)
+    assert rows == ["Background", "Method", "Comparison / result", "Extension", "Not classified"]
+    assert (
+        'href="?unclassified=on&amp;polarity=none#explorer" aria-label="24 citing papers' in table
+    )
 
 
-def test_bar_widths_follow_the_shares(client, db):
+def test_matrix_cells_shade_by_count_and_link_to_the_explorer(client, db):
     paper = PaperFactory()
     method, background = CitationRoleFactory(slug="method"), CitationRoleFactory(slug="bg")
-    for _ in range(3):
-        CitationFactory(cited_paper=paper, role=method)
-    CitationFactory(cited_paper=paper, role=background)
-    html = client.get(paper.get_absolute_url()).content.decode()
-    assert '<rect class="bar__fill" width="75" height="6"/>' in html
-    assert '<rect class="bar__fill" width="25" height="6"/>' in html
-    assert "No classified citations yet." in html  # no polarities were given
+    supporting = CitationPolarityFactory(slug="supporting", name="Supporting")
+    for _ in range(4):
+        CitationFactory(cited_paper=paper, role=method, polarity=supporting)
+    CitationFactory(cited_paper=paper, role=background)  # no polarity
+    CitationFactory(cited_paper=paper)  # neither
+    response = client.get(paper.get_absolute_url())
+    cells = {
+        (cell.role["slug"], cell.polarity["slug"]): (cell.count, cell.shade)
+        for row in response.context["matrix"].rows
+        for cell in row["cells"]
+    }
+    assert cells[("method", "supporting")] == (4, 4)
+    assert cells[("bg", None)] == (1, 1)
+    assert cells[(None, None)] == (1, 1)
+    assert cells[("bg", "supporting")] == (0, 0)
+    for query, expected in [
+        ({"role": "bg", "polarity": "none"}, 1),
+        ({"unclassified": "on", "polarity": "none"}, 1),
+        ({"role": "method", "polarity": "supporting"}, 4),
+        ({"polarity": "none"}, 2),
+    ]:
+        listed = client.get(paper.get_absolute_url(), query)
+        assert listed.status_code == 200
+        assert listed.context["explorer_page"].paginator.count == expected, query
+    assert "Not classified (2)" in response.content.decode()  # the polarity choice
 
 
-def test_representative_citing_papers_link_to_their_hubs(hub):
+def test_representative_citing_papers_are_a_short_list_with_the_editors_reasons(hub):
     representatives = list(hub.context["representatives"])
     expected = Citation.objects.filter(cited_paper__slug=ART_OF_SCALING, is_representative=True)
-    assert len(representatives) == expected.count() == 23
+    assert len(representatives) == expected.count() == 6
     html = hub.content.decode()
     section = html.split('id="representative-heading"')[1].split("</section>")[0]
-    assert "SAGC dynamically adjusts group sizes" in section
+    assert "Cuts straggler time in synchronous GRPO and DAPO" in section  # the editor's reason
     assert (
         'href="/papers/faster-synchronous-on-policy-rl-via-straggler-aware-group-sizing/"'
         in section
     )
+    assert section.count("<li") == 6
+    assert "SAGC dynamically adjusts group sizes" not in section  # not a copy of the explorer
     assert "Zone of Proximal Policy Optimization" not in section  # not representative
+    # The papers flagged before the curated list are still shown, in the explorer.
+    second = text_of(hub.client.get(HUB, {"page": 2}))
+    assert "Beyond Distribution Sharpening" in text_of(hub) + second
 
 
 def test_explorer_lists_every_citing_paper_paginated(client, demo):
@@ -282,7 +319,7 @@ def test_hub_query_count_is_flat_for_three_hundred_citing_papers(
         response = client.get(big.get_absolute_url())
     assert response.context["summary"].total == 300
     assert len(explorer_titles(response)) == 20
-    assert len(response.context["representatives"]) == 24
+    assert len(response.context["representatives"]) == 6  # of 30 flagged before the limit
     with django_assert_max_num_queries(HUB_QUERY_CEILING):
         response = client.get(big.get_absolute_url(), {"role": "method", "page": 3})
     assert response.status_code == 200

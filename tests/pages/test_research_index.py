@@ -4,9 +4,11 @@ import datetime
 
 import pytest
 from django.core.cache import cache
+from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
+from citations import filters
 from citations.filters import ResearchIndexFilter
 from citations.models import Author, Authorship, Paper
 from tests.factories import LayerFactory, PaperFactory
@@ -156,6 +158,28 @@ def test_pagination_keeps_the_filters(client, db):
     assert not set(titles(first)) & set(titles(second))
 
 
+def test_a_search_counts_a_bounded_number_of_papers_and_says_more_than(
+    client, db, monkeypatch, django_assert_max_num_queries
+):
+    """A search's matches are not stored: counting every one of tens of thousands at 100k
+    papers is not paid for a page of twenty. It counts INDEX_COUNT_AHEAD past the page's start
+    and says "more than"; each later page counts further, and the last one is exact."""
+    monkeypatch.setattr("citations.views.INDEX_COUNT_AHEAD", 21)
+    for number in range(65):
+        PaperFactory(title=f"Batch study {number:02d}", byline="Lab")
+    first = client.get(INDEX, {"q": "Batch study"})
+    assert "more than 21 of 65 items" in text_of(first)
+    assert "Page 1 of more than 2" in text_of(first)
+    third = client.get(INDEX, {"q": "Batch study", "page": 3})
+    assert "more than 61 of 65 items" in text_of(third)
+    with django_assert_max_num_queries(INDEX_QUERY_CEILING):
+        last = client.get(INDEX, {"q": "Batch study", "page": 4})
+    assert "65 of 65 items" in text_of(last) and "more than" not in text_of(last)
+    assert "Page 4 of 4" in text_of(last)
+    assert len(titles(last)) == 5
+    assert client.get(INDEX, {"q": "Batch study", "page": 5}).status_code == 404
+
+
 def test_query_count_does_not_grow_with_the_items_shown(
     client, demo, django_assert_max_num_queries
 ):
@@ -205,3 +229,24 @@ def test_the_research_index_shows_one_search_box_its_own(client, demo):
     html = client.get(INDEX).content.decode()
     assert html.count('type="search"') == 1
     assert 'id="site-search-q"' not in html
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="ranked on PostgreSQL only")
+def test_best_match_ranks_only_the_newest_matches_and_lists_the_older_ones_after_them(
+    client, db, monkeypatch
+):
+    """Ranking every match of a common word read each one's document (issue 15): the newest
+    RANKED_MATCHES are ranked, every older match follows, newest first, however well it
+    matches."""
+    monkeypatch.setattr(filters, "RANKED_MATCHES", 2)
+    for title, year in [
+        ("Walrus walrus walrus", 2010),
+        ("Walrus walrus", 2020),
+        ("A walrus study", 2024),
+        ("Walrus notes", 2025),
+    ]:
+        PaperFactory(title=title, publication_date=datetime.date(year, 1, 1))
+    listed = titles(client.get(INDEX, {"q": "walrus"}))
+    assert sorted(listed[:2]) == ["A walrus study", "Walrus notes"]
+    assert listed[2:] == ["Walrus walrus", "Walrus walrus walrus"]
+    assert titles(client.get(INDEX, {"q": "walrus", "sort": "relevance"})) == listed

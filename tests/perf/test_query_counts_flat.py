@@ -27,6 +27,9 @@ ALLOWED_GROWTH = {
     # (per-row); PostgreSQL at 100,000 papers makes 10, as the demo. Next step: find the
     # per-row query of that page on SQLite.
     "/research/?sort=oldest": 27,
+    # The demo's "scaling" papers share no base cite key: the second of the suffixes' (at
+    # most two) queries, which checks the suffixed keys, has nothing to check.
+    "/research/papers.bib?q=scaling": 1,
 }
 
 

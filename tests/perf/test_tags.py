@@ -132,3 +132,16 @@ def test_tag_counts_never_join_the_generic_table_or_count_per_request(client, de
         sql = " ".join(query["sql"] for query in queries.captured_queries)
         assert "taggit_taggeditem" not in sql, url
         assert '"object_id"' not in sql, url
+
+
+@pytest.mark.django_db
+def test_a_tag_page_takes_its_paper_count_from_the_stored_count(client):
+    """Counting a tag's published papers per request grew with the tag (a COUNT of 34,005
+    papers, ~250 ms at 100k papers): the page shows the stored count."""
+    for number in range(3):
+        PaperFactory(title=f"Tagged {number}").tags.add("grpo")
+    PaperFactory(title="Tagged draft", draft=True).tags.add("grpo")
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/tags/grpo/")
+    assert "and 3 papers tagged" in " ".join(response.content.decode().split())
+    assert not [query for query in queries.captured_queries if "COUNT(" in query["sql"]]

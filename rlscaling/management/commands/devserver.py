@@ -1,5 +1,6 @@
 """`make run`: check the port, bring the database up to date without undoing editors' work,
-then serve with runserver (and a task worker beside it once the project has a task queue)."""
+then serve with runserver (and a task worker beside it once the project has a task queue).
+The migrate also keeps the daily public dump queued (rlscaling/dump_tasks.py)."""
 
 import errno
 import os

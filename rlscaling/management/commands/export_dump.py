@@ -16,15 +16,23 @@ class Command(BaseCommand):
         parser.add_argument(
             "--schedule",
             action="store_true",
-            help="Instead, enqueue the daily regeneration on the task queue (db_worker runs it).",
+            help=(
+                "Instead, make sure the daily regeneration is queued (db_worker runs it): enqueue "
+                "a run unless one is waiting. Every migrate does this too."
+            ),
         )
 
     def handle(self, *args, output=None, schedule=False, **options):
         if schedule:
-            from rlscaling.dump_tasks import regenerate_dump
+            from rlscaling.dump_tasks import ensure_dump_scheduled, pending_runs
 
-            result = regenerate_dump.enqueue()
-            self.stdout.write(f"Enqueued the daily dump ({result.id}).")
+            result = ensure_dump_scheduled()
+            if result is not None:
+                due = f"{result.task.run_after:%Y-%m-%d %H:%M %Z}"
+                self.stdout.write(f"Enqueued the daily dump ({result.id}, due {due}).")
+            else:
+                runs = ", ".join(str(run.pk) for run in pending_runs())
+                self.stdout.write(f"The daily dump is already queued ({runs or 'no queue'}).")
             return
         path = write_dump(output or dump_directory())
         self.stdout.write(f"Wrote {path}")

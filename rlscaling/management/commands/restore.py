@@ -10,6 +10,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.core.management.sql import emit_post_migrate_signal
 from django.db import connections, transaction
 
+from citations.cite_keys import refresh_cite_keys
+from citations.facet_counts import recount_paper_facets
 from rlscaling.caching import bump_generation
 
 from .backup import postgres_environment
@@ -54,7 +56,9 @@ class Command(BaseCommand):
             self.pg_restore(connection, path)
         else:
             self.load_fixture(options["database"], path)
-        bump_generation()  # pg_restore and loaddata announce nothing to the page cache
+        # pg_restore and loaddata announce nothing to the page cache, and rows may be gone:
+        # no cached copy from before is served, even while the pages are re-rendered.
+        bump_generation(withdrawal=True)
         self.stdout.write(self.style.SUCCESS(f"Restored {path} into {name!r}."))
 
     @staticmethod
@@ -68,6 +72,8 @@ class Command(BaseCommand):
                 verbosity=0,
             )  # fmt: skip
             call_command("loaddata", str(path), database=database, verbosity=0)
+            recount_paper_facets()  # not in a fixture backup: derived from the papers
+            refresh_cite_keys()  # an older backup's papers have none stored
             emit_post_migrate_signal(verbosity=0, interactive=False, db=database)
         ContentType.objects.clear_cache()
 

@@ -1,0 +1,275 @@
+"""Stored counts of published papers by year, tag and layer (citations/facet_counts.py, issue
+15): right after every kind of change, and read by the research index, the Bottleneck Map and
+the API's `group_by=year` / `group_by=layer` instead of a count over the paper table."""
+
+import datetime
+import io
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.db.models import Count
+from django.db.models.functions import ExtractYear, TruncQuarter
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from bottlenecks.evidence import EvidenceTimeline
+from bottlenecks.models import Layer
+from citations.api.views import PaperViewSet
+from citations.facet_counts import (
+    ALL,
+    INDEX,
+    LAYER,
+    LAYER_QUARTER,
+    NO_LAYER,
+    PUBLIC,
+    TAG,
+    YEAR,
+    PaperFacetCount,
+    recount_paper_facets,
+)
+from citations.importers.bulk import bulk_import
+from citations.merging import merge_papers, undo_merge
+from citations.models import DatePrecision, Paper, TaggedPaper
+from citations.openalex_sample import generate
+from rlscaling.api.facets import GroupByMixin
+from rlscaling.models import Tag
+from rlscaling.publishing.schedule import handle_due_changes
+from tests.factories import CitationRoleFactory, LayerFactory, PaperFactory
+from tests.helpers import at
+
+pytestmark = pytest.mark.django_db
+HOUR = datetime.timedelta(hours=1)
+
+
+def expected_counts():
+    """The counts as plain queries over the papers work them out now."""
+    index, public = Paper.objects.in_research_index(), Paper.objects.published()
+    found = {(INDEX, ALL, 0): index.count(), (PUBLIC, ALL, 0): public.count()}
+    tagged = TaggedPaper.objects.filter(content_object__in=index).values_list("tag")
+    for tag, n in tagged.annotate(n=Count("*")).order_by():
+        found[(INDEX, TAG, tag)] = n
+    dated = index.exclude(date_precision=DatePrecision.UNKNOWN).exclude(publication_date=None)
+    years = dated.annotate(y=ExtractYear("publication_date")).values_list("y")
+    for year, n in years.annotate(n=Count("pk")).order_by():
+        found[(INDEX, YEAR, year)] = n
+    years = public.annotate(y=ExtractYear("publication_date")).values_list("y")
+    for year, n in years.annotate(n=Count("pk")).order_by():
+        found[(PUBLIC, YEAR, year or 0)] = n
+    for scope, papers in ((INDEX, index), (PUBLIC, public)):
+        on_layers = Paper.layers.through.objects.filter(paper__in=papers).values_list("layer")
+        for layer, n in on_layers.annotate(n=Count("*")).order_by():
+            found[(scope, LAYER, layer)] = n
+    shown = Layer.objects.published()
+    found[(PUBLIC, NO_LAYER, 0)] = public.exclude(layers__in=shown).count()
+    found = {(*key, 0): n for key, n in found.items()}
+    dated = Paper.layers.through.objects.filter(paper__in=public.exclude(publication_date=None))
+    quarters = dated.annotate(q=TruncQuarter("paper__publication_date")).values_list("layer", "q")
+    for layer, quarter, n in quarters.annotate(n=Count("*")).order_by():
+        if isinstance(quarter, datetime.datetime):
+            quarter = quarter.date()
+        found[(PUBLIC, LAYER_QUARTER, layer, quarter.year * 4 + (quarter.month - 1) // 3)] = n
+    return {key: n for key, n in found.items() if n}
+
+
+def stored_counts():
+    rows = PaperFacetCount.objects.filter(count__gt=0).values_list(
+        "scope", "dimension", "value", "quarter", "count"
+    )
+    return {tuple(row[:4]): row[4] for row in rows}
+
+
+def assert_counts_right():
+    assert stored_counts() == expected_counts()
+
+
+def test_counts_follow_edits_tags_layers_publication_and_deletes():
+    rollouts, rewards = LayerFactory(), LayerFactory()
+    papers = [
+        PaperFactory(publication_date=datetime.date(2024, 5, 1)),
+        PaperFactory(publication_date=datetime.date(2025, 1, 2)),
+        PaperFactory(publication_date=None),
+        PaperFactory(in_research_index=False, publication_date=datetime.date(2023, 3, 3)),
+    ]
+    draft = PaperFactory(draft=True, publication_date=datetime.date(2022, 1, 1))
+    papers[0].tags.add("grpo", "ppo")
+    papers[1].tags.add("grpo")
+    draft.tags.add("grpo")
+    papers[0].layers.add(rollouts, rewards)
+    rollouts.papers.add(papers[1], papers[3], draft)  # from the layer's side
+    assert_counts_right()
+    assert stored_counts()[(INDEX, TAG, Tag.objects.get(name="grpo").pk, 0)] == 2
+    assert stored_counts()[(PUBLIC, NO_LAYER, 0, 0)] == 1
+
+    edited = Paper.objects.get(pk=papers[1].pk)  # as loaded from the database
+    edited.publication_date = datetime.date(2021, 6, 6)
+    edited.save()
+    assert_counts_right()
+    edited.date_precision = DatePrecision.UNKNOWN  # the year is no longer a fact
+    edited.in_research_index = False
+    edited.save()
+    assert_counts_right()
+    draft.status = "published"  # published by a save
+    draft.save()
+    assert_counts_right()
+    papers[0].tags.remove("ppo")
+    papers[1].tags.set(["ppo", "new-tag"])
+    papers[2].tags.add("grpo")
+    assert_counts_right()
+    papers[0].layers.remove(rewards)
+    rollouts.papers.remove(papers[3])
+    assert_counts_right()
+    rewards.papers.add(papers[2])
+    rollouts.papers.clear()
+    assert_counts_right()
+    papers[2].layers.clear()
+    assert_counts_right()
+
+    rewards.papers.add(*papers)
+    rewards.status = "draft"  # a layer taken down: its papers bear on no published layer
+    rewards.save()
+    assert_counts_right()
+    Layer.objects.filter(pk=rewards.pk).publish()  # a bulk change, from the layer's side
+    assert_counts_right()
+    Layer.objects.filter(pk=rewards.pk).unpublish()
+    assert_counts_right()
+    Paper.objects.filter(pk__in=[papers[0].pk, draft.pk]).unpublish()  # a bulk change
+    assert_counts_right()
+    Paper.objects.filter(pk=papers[0].pk).publish()
+    assert_counts_right()
+
+    papers[2].delete()
+    assert_counts_right()
+    Tag.objects.get(name="grpo").delete()
+    assert_counts_right()
+    rollouts.papers.add(papers[0])
+    rollouts.delete()
+    assert_counts_right()
+    assert not PaperFacetCount.objects.filter(count__lt=0).exists()
+
+
+def test_counts_follow_scheduled_publication_and_expiry_without_a_save(client):
+    now = timezone.now()
+    layer = LayerFactory(published_at=now + 3 * HOUR)  # appears later
+    PaperFactory(publication_date=datetime.date(2020, 1, 1))
+    coming = PaperFactory(publication_date=datetime.date(2019, 1, 1), published_at=now + HOUR)
+    coming.tags.add("grpo")
+    going = PaperFactory(publication_date=datetime.date(2018, 1, 1))
+    going.unpublish_at = now + 2 * HOUR
+    going.save()
+    going.layers.add(layer)
+    handle_due_changes(now)  # the sweep so far
+    assert_counts_right()
+    for hours in (1, 2, 3):
+        with at(now + hours * HOUR + datetime.timedelta(seconds=1)):
+            client.get("/healthz")  # the first request after the due time handles it
+            assert_counts_right()
+    assert (INDEX, YEAR, 2019, 0) in stored_counts()
+    assert (INDEX, YEAR, 2018, 0) not in stored_counts()
+
+
+def test_counts_follow_a_merge_and_its_undo():
+    layer = LayerFactory()
+    keep = PaperFactory(publication_date=None)
+    other = PaperFactory(publication_date=datetime.date(2024, 2, 2))
+    other.tags.add("grpo")
+    other.layers.add(layer)
+    assert_counts_right()
+    merge = merge_papers(keep, other)
+    assert_counts_right()
+    assert stored_counts()[(INDEX, ALL, 0, 0)] == 1
+    undo_merge(merge)
+    assert_counts_right()
+    assert stored_counts()[(INDEX, ALL, 0, 0)] == 2
+
+
+@pytest.mark.parametrize("publish", [True, False])
+def test_counts_are_right_after_bulk_imports(publish):
+    for slug in ("background", "method", "comparison", "extension"):
+        CitationRoleFactory(slug=slug, name=slug.title())
+    PaperFactory(publication_date=datetime.date(2024, 1, 1)).tags.add("grpo")
+    out = io.StringIO()
+    generate(out, 30, 120, seed=5, outside_share=0.1)
+    bulk_import([("", io.StringIO(out.getvalue()))], apply=True, publish=publish, batch_size=7)
+    assert_counts_right()
+    assert stored_counts()[(PUBLIC, ALL, 0, 0)] == (31 if publish else 1)
+
+
+def test_counts_are_right_after_the_corpus_generator_and_a_full_recount():
+    call_command("generate_corpus", papers=60, citations=200, seed=3, stdout=io.StringIO())
+    assert_counts_right()
+    before = stored_counts()
+    PaperFacetCount.objects.all().delete()  # what SQL outside the ORM could leave
+    call_command("recount_citations", stdout=io.StringIO())
+    assert stored_counts() == before
+    recount_paper_facets(Paper.objects.values_list("pk", flat=True))  # idempotent
+    assert stored_counts() == before
+
+
+def paper_table_queries(queries):
+    """Queries that read the paper table itself (the stored counts are their own table)."""
+    return [q["sql"] for q in queries.captured_queries if 'FROM "citations_paper"' in q["sql"]]
+
+
+def test_the_research_index_reads_its_total_and_choices_from_the_stored_counts(client, demo):
+    """Unfiltered or with one tag, layer or year, the index counts nothing over the papers:
+    the one query of the paper table is the page's 20 rows."""
+    tag = Tag.objects.get(name="grpo")
+    layer = Layer.objects.published().filter(papers__in_research_index=True).first()
+    total = Paper.objects.in_research_index().count()
+    cases = [
+        ({}, total),
+        ({"tag": "grpo"}, Paper.objects.in_research_index().filter(tags=tag).count()),
+        ({"layer": layer.slug}, Paper.objects.in_research_index().filter(layers=layer).count()),
+        ({"year": 2025}, Paper.objects.in_research_index().published_in(2025).count()),
+        ({"year": 2025, "tag": "grpo"}, None),  # combined: counted
+    ]
+    for params, count in cases:
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get("/research/", params)
+        assert response.status_code == 200
+        page = response.context["page"]
+        if count is not None:
+            assert page.paginator.count == count > 0, params
+            assert len(paper_table_queries(queries)) == 1, params
+            assert "COUNT(" not in paper_table_queries(queries)[0], params
+        assert response.context["total"] == total
+    html = client.get("/research/").content.decode()
+    assert '<option value="grpo">GRPO</option>' in html
+    assert '<option value="2025">2025</option>' in html
+    hidden = PaperFactory(in_research_index=False)
+    hidden.tags.add("only-off-index")
+    assert "only-off-index" not in client.get("/research/").content.decode()
+
+
+def test_the_bottleneck_map_reads_each_layers_paper_count_from_the_stored_counts(client, demo):
+    layer = Layer.objects.published().filter(papers__isnull=False).first()
+    published = Paper.objects.published().filter(layers=layer).count()
+    with CaptureQueriesContext(connection) as queries:
+        html = client.get("/bottlenecks/").content.decode()
+    assert f"{published} paper{'s' if published != 1 else ''} · " in html
+    assert not paper_table_queries(queries)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(layer.get_absolute_url())
+    assert response.context["page"].paginator.count == published
+    dated = Paper.objects.published().filter(layers=layer).exclude(publication_date=None)
+    assert EvidenceTimeline.for_layer(layer).total_papers == dated.count() > 0
+    assert all("COUNT(" not in sql for sql in paper_table_queries(queries))
+
+
+@pytest.mark.parametrize("group_by", ["year", "layer"])
+def test_api_group_by_reads_the_stored_counts_and_answers_as_counting_would(
+    group_by, demo, monkeypatch
+):
+    Layer.objects.filter(pk=Layer.objects.published().first().pk).unpublish()  # not shown
+    PaperFactory(publication_date=None, draft=True)  # not counted
+    api = APIClient()
+    with CaptureQueriesContext(connection) as queries:
+        stored = api.get("/api/v1/papers/", {"group_by": group_by}).json()
+    assert not paper_table_queries(queries)
+    monkeypatch.setattr(PaperViewSet, "grouped", GroupByMixin.grouped)  # counted
+    assert stored == api.get("/api/v1/papers/", {"group_by": group_by}).json()
+    # A filter, and an editor who sees drafts, are counted as before.
+    filtered = api.get("/api/v1/papers/", {"group_by": group_by, "in_research_index": "true"})
+    assert filtered.json()["total"] == Paper.objects.in_research_index().count()
