@@ -9,6 +9,7 @@ from django.core import serializers
 from django.db import transaction
 from django.utils import timezone
 
+from .counts import recount_citations
 from .identity import PaperIdentifier, PaperMerge, PaperSlugAlias, PendingCitation
 from .models import Authorship, Citation, recount_paper_facets
 
@@ -154,8 +155,11 @@ def undo_merge(merge):
         if edge:
             setattr(edge, side, other)
             edge.save()
+    recounted = {other.pk, keep.pk}
     for restored in serializers.deserialize("json", snapshot["deleted_edges"]):
         restored.save()
+        recounted.add(restored.object.cited_paper_id)
+    recount_citations(recounted)  # the restored paper and edges, saved raw as well
     PaperIdentifier.objects.filter(pk__in=snapshot["identifiers"]).update(paper=other)
     PaperSlugAlias.objects.filter(pk__in=snapshot["aliases"]).update(paper=other)
     PendingCitation.objects.filter(pk__in=snapshot["pending"]).update(paper=other)

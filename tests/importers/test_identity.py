@@ -82,6 +82,21 @@ def test_undo_puts_both_papers_back(pair):
     assert not PaperSlugAlias.objects.exists()
 
 
+def test_undo_puts_back_the_stored_citing_counts(pair):
+    keep, other = pair
+    for citing in PaperFactory.create_batch(2):
+        CitationFactory(citing_paper=citing, cited_paper=other)
+    CitationFactory(citing_paper=other, cited_paper=keep)  # deleted as a self-citation
+    CitationFactory(citing_paper=PaperFactory(), cited_paper=keep)
+
+    restored = undo_merge(merge_papers(keep, other))
+
+    keep.refresh_from_db()
+    assert restored.citation_count.total == 2
+    assert keep.citation_count.total == 2
+    assert sum(row.count for row in restored.citing_timeline_counts.all()) == 2
+
+
 @pytest.mark.parametrize(
     ("url_name", "suffix"),
     [("citations:paper-detail", ""), ("citations:paper-bibtex", "")],

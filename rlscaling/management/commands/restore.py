@@ -11,7 +11,9 @@ from django.core.management.sql import emit_post_migrate_signal
 from django.db import connections, transaction
 
 from citations.cite_keys import refresh_cite_keys
+from citations.counts import recount_citations
 from citations.facet_counts import recount_paper_facets
+from citations.models import Paper
 from rlscaling.caching import bump_generation
 
 from .backup import postgres_environment
@@ -73,6 +75,10 @@ class Command(BaseCommand):
             )  # fmt: skip
             call_command("loaddata", str(path), database=database, verbosity=0)
             recount_paper_facets()  # not in a fixture backup: derived from the papers
+            # The stored citing counts travel in the backup; an older one's papers have none.
+            recount_citations(
+                Paper.objects.filter(citation_count=None).values_list("pk", flat=True)
+            )
             refresh_cite_keys()  # an older backup's papers have none stored
             emit_post_migrate_signal(verbosity=0, interactive=False, db=database)
         ContentType.objects.clear_cache()
