@@ -51,6 +51,7 @@ import functools
 import hashlib
 import logging
 import os
+import re
 import tempfile
 import time
 from pathlib import Path
@@ -73,6 +74,7 @@ from .client_address import client_address
 from .middleware import CACHE_ERRORS
 from .publishing import Publishable, Status
 from .publishing.editors import EDITORIAL_APPS
+from .publishing.writes import SignalledWrites
 
 logger = logging.getLogger(__name__)
 
@@ -599,25 +601,59 @@ class PageCacheMiddleware:
             )
 
 
+@functools.cache
+def editorial_tables():
+    from django.apps import apps
+
+    return frozenset(
+        model._meta.db_table
+        for app_label in EDITORIAL_APPS
+        if apps.is_installed(app_label) or app_label in apps.app_configs
+        for model in apps.get_app_config(app_label).get_models(include_auto_created=True)
+    )
+
+
+WRITE_STATEMENT = re.compile(r'^\s*(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"?(\w+)"?', re.I)
+
+
+class UnsignalledWriteWatch:
+    """A database execute wrapper noting a write to an editorial table outside a signalled
+    save, delete or m2m change: a queryset.update(), a bulk_create, raw SQL."""
+
+    def __init__(self):
+        self.seen = False
+
+    def __call__(self, execute, sql, params, many, context):
+        if not self.seen and not SignalledWrites.open():
+            match = WRITE_STATEMENT.match(sql)
+            self.seen = bool(match) and match.group(1) in editorial_tables()
+        return execute(sql, params, many, context)
+
+
 class WriteInvalidationMiddleware:
     """A safety net for changes no signal announces (queryset.update() in admin actions, raw
-    SQL): any successful unsafe request with credentials (an editor in the admin, a token
-    through the API) bumps the generation. Anonymous posts cannot flush the cache, and neither
-    can signing in or out: a request whose user changed on the way (a login, a logout) wrote
-    a session, not content."""
+    SQL): a successful unsafe request with credentials (an editor in the admin, a token through
+    the API) that wrote an editorial table past the signals bumps the generation when it ends.
+    Saves, deletes and m2m changes announce themselves: an editor's draft saved through the
+    admin or the API leaves the cache alone, as the signals judge. Anonymous posts cannot flush
+    the cache, and neither can signing in or out (a session written, not content)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
+        SignalledWrites.connect()
 
     def __call__(self, request):
         if request.method in SAFE_METHODS:
             return self.get_response(request)
         user_before = request.user.pk if request.user.is_authenticated else None
-        response = self.get_response(request)
+        watch = UnsignalledWriteWatch()
+        with SignalledWrites.counted(), connection.execute_wrapper(watch):
+            response = self.get_response(request)
         user_after = request.user.pk if request.user.is_authenticated else None
         credentials = "Authorization" in request.headers  # a token: never a login
         if (
-            response.status_code < 400
+            watch.seen
+            and response.status_code < 400
             and not getattr(request, "reads_only", False)  # e.g. the batch lookup
             and (credentials or (user_after is not None and user_before == user_after))
         ):

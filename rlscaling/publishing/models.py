@@ -11,6 +11,7 @@ from django.utils.formats import date_format
 from simple_history.models import HistoricalRecords
 
 from .history import RelationSnapshot
+from .writes import SignalledWrites
 
 
 class Status(models.TextChoices):
@@ -254,7 +255,7 @@ class Publishable(models.Model):
         version only the first save wins, on SQLite and PostgreSQL alike.
         """
         rows = type(self)._base_manager.using(kwargs.get("using") or self._state.db)
-        with transaction.atomic(using=rows.db):
+        with transaction.atomic(using=rows.db), SignalledWrites.part_of_a_save():
             claimed = rows.filter(pk=self.pk, version=expected_version).update(
                 version=expected_version + 1
             )

@@ -7,8 +7,9 @@ from django.test import Client
 
 from citations.models import Paper
 from rlscaling import caching
-from tests.factories import USER_PASSWORD, PaperFactory, UserFactory
-from tests.helpers import ART_OF_SCALING
+from notes.models import ResearchNote
+from tests.factories import USER_PASSWORD, PaperFactory, ResearchNoteFactory, UserFactory
+from tests.helpers import ART_OF_SCALING, admin_form_data, token_client
 
 HUB = f"/papers/{ART_OF_SCALING}/"
 
@@ -50,6 +51,80 @@ def test_saving_a_draft_that_stays_a_draft_keeps_the_cache(client, demo):
     draft.status, draft.published_at = "published", Paper.objects.published().first().published_at
     draft.save()  # now public: every page may show it
     assert caching.current_generation() != before
+
+
+def test_an_editor_saving_a_draft_in_the_admin_keeps_the_cache(editor_client, demo):
+    """Every door: the admin's change form of a draft paper, with its inlines, is a write the
+    page cache's signals judge out of public view; the request's own write check agrees."""
+    draft = PaperFactory(draft=True)
+    change = f"/admin/citations/paper/{draft.pk}/change/"
+    form = admin_form_data(editor_client.get(change), Paper)
+    form["title"] = ["Still a draft, retitled"]
+    reader = Client()
+    warm(reader, "/research/")
+    before = caching.current_generation()
+    response = editor_client.post(change, form)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Paper.objects.get(pk=draft.pk).title == "Still a draft, retitled"
+    assert caching.current_generation() == before
+    assert reader.get("/research/")["X-Page-Cache"] == "hit"
+
+
+def test_an_api_edit_of_a_draft_note_keeps_the_cache(editor, demo):
+    note = ResearchNoteFactory(draft=True)
+    before = caching.current_generation()
+    response = token_client(editor).patch(
+        f"/api/v1/notes/{note.slug}/",
+        {"title": "A draft, still", "version": note.version},
+        format="json",
+    )
+    assert response.status_code == 200, response.content
+    assert ResearchNote.objects.get(pk=note.pk).title == "A draft, still"
+    assert caching.current_generation() == before
+
+
+@pytest.mark.parametrize("write", ["update", "raw SQL", "draft save then update"])
+def test_a_write_no_signal_announces_still_empties_it(editor, demo, rf, write):
+    """The safety net: an editor's request that writes past the signals (queryset.update(),
+    raw SQL) bumps the generation when it ends, even after announced draft-only saves."""
+    from django.db import connection
+    from django.http import HttpResponse
+
+    paper = Paper.objects.published().first()
+
+    def view(request):
+        if write == "raw SQL":
+            with connection.cursor() as cursor:
+                table = Paper._meta.db_table
+                cursor.execute(f"UPDATE {table} SET summary = %s WHERE id = %s", ["x", paper.pk])
+            return HttpResponse()
+        if write == "draft save then update":
+            draft = PaperFactory(draft=True)
+            draft.title = "Drafted"
+            draft.save()
+        Paper.objects.filter(pk=paper.pk).update(summary="Changed past the signals")
+        return HttpResponse()
+
+    request = rf.post("/admin/citations/paper/")
+    request.user = editor
+    before = caching.current_generation()
+    caching.WriteInvalidationMiddleware(view)(request)
+    assert caching.current_generation() != before
+
+
+def test_an_editors_request_that_writes_nothing_editorial_keeps_it(editor, demo, rf):
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.http import HttpResponse
+
+    def view(request):
+        SessionStore().save()  # a session row: not content
+        return HttpResponse()
+
+    request = rf.post("/admin/password_change/")
+    request.user = editor
+    before = caching.current_generation()
+    caching.WriteInvalidationMiddleware(view)(request)
+    assert caching.current_generation() == before
 
 
 def test_after_a_save_the_next_reader_sees_it_and_others_get_the_last_copy(client, demo):
