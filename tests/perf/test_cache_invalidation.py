@@ -6,8 +6,8 @@ from django.core.cache import cache
 from django.test import Client
 
 from citations.models import Paper
-from rlscaling import caching
 from notes.models import ResearchNote
+from rlscaling import caching
 from tests.factories import USER_PASSWORD, PaperFactory, ResearchNoteFactory, UserFactory
 from tests.helpers import ART_OF_SCALING, admin_form_data, token_client
 
