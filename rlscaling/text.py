@@ -15,11 +15,11 @@ from urllib.parse import urlsplit, urlunsplit
 from django.db import models
 from django.utils.encoding import iri_to_uri
 
+from .publishing.editors import EDITORIAL_APPS
+
 # Vertical tab and form feed separate words; the other controls are noise.
 SEPARATORS = re.compile(r"[\x0b\x0c]")
 UNWANTED = re.compile(r"[\x00-\x08\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
-
-EDITORIAL_APPS = {"bottlenecks", "citations", "notes", "rlscaling", "taggit"}
 
 
 def clean_text(value):
