@@ -31,9 +31,12 @@ CITO_POLARITIES = {
     "neutral": "cito:citesForInformation",
 }
 CITO_FALLBACK = "cito:cites"
-# The most edges each way one JSON-LD document carries (a hub can have tens of thousands of
-# citing papers): the newest ones. The whole graph is in the public dump.
+# The most edges each way one JSON-LD document (`.jsonld`) carries (a hub can have tens of
+# thousands of citing papers): the newest ones. The whole graph is in the public dump.
 JSON_LD_CITATION_LIMIT = 200
+# The same in the JSON-LD block of the paper's page, which links the document as alternate:
+# the page weighs the same for a hub of 40 or 40,000 citing papers.
+PAGE_JSON_LD_CITATION_LIMIT = 30
 
 
 def cito_terms(edge):
@@ -63,16 +66,16 @@ def json_ld_citation(edge):
     return data
 
 
-def typed_citations(paper):
-    """The JSON-LD of the paper's public edges both ways: `citation` (one cito:Citation per
-    edge), the CiTO properties from this paper to the papers it cites, and the reverse ones
-    from its citing papers (`@reverse`)."""
+def typed_citations(paper, limit=JSON_LD_CITATION_LIMIT):
+    """The JSON-LD of the paper's public edges both ways, the newest `limit` each: `citation`
+    (one cito:Citation per edge), the CiTO properties from this paper to the papers it cites,
+    and the reverse ones from its citing papers (`@reverse`)."""
     made = list(
         paper.public_citations_made()
         .select_related("citing_paper", "cited_paper", "role", "polarity")
-        .newest_first("cited_paper")[:JSON_LD_CITATION_LIMIT]
+        .newest_first("cited_paper")[:limit]
     )
-    received = list(paper.citing_citations().select_related("cited_paper")[:JSON_LD_CITATION_LIMIT])
+    received = list(paper.citing_citations().select_related("cited_paper")[:limit])
     forward, reverse = {}, {}
     for edge in made:
         for term in cito_terms(edge):
@@ -86,10 +89,12 @@ def typed_citations(paper):
     return data
 
 
-def scholarly_article(paper, citation_summary=None, with_citations=True):
+def scholarly_article(
+    paper, citation_summary=None, with_citations=True, citation_limit=JSON_LD_CITATION_LIMIT
+):
     """schema.org ScholarlyArticle data for the hub's JSON-LD block, with its typed citations
-    in CiTO terms. With the paper's `citation_summary`, the description ends with its figures,
-    each with its basis."""
+    in CiTO terms (the newest `citation_limit` each way). With the paper's `citation_summary`,
+    the description ends with its figures, each with its basis."""
     url = paper_url(paper)
     authors = [{"@type": "Person", "name": name} for name in paper.author_names]
     if not authors and paper.byline:
@@ -121,7 +126,7 @@ def scholarly_article(paper, citation_summary=None, with_citations=True):
     if paper.institution:
         data["sourceOrganization"] = {"@type": "Organization", "name": paper.institution}
     if with_citations:
-        data.update(typed_citations(paper))
+        data.update(typed_citations(paper, citation_limit))
     return {key: value for key, value in data.items() if value not in ("", [], None)}
 
 

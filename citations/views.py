@@ -11,7 +11,7 @@ from rlscaling.pagination import paginate
 from rlscaling.publishing.preview import render_item
 
 from .filters import CitingPaperFilter, ResearchIndexFilter
-from .formats import scholarly_article
+from .formats import PAGE_JSON_LD_CITATION_LIMIT, scholarly_article
 from .matrix import RolePolarityMatrix
 from .models import Paper
 
@@ -84,7 +84,7 @@ def paper_detail(request, slug):
         "cites": paper.public_citations_made()
         .select_related("cited_paper", "role", "polarity")
         .newest_first("cited_paper"),
-        "json_ld": scholarly_article(paper, summary),
+        "json_ld": scholarly_article(paper, summary, citation_limit=PAGE_JSON_LD_CITATION_LIMIT),
         "timeline": timeline,
     }
     if summary.total and summary.pairs is not None:

@@ -12,6 +12,7 @@ from citations.formats import (
     CITO_POLARITIES,
     CITO_ROLES,
     JSON_LD_CITATION_LIMIT,
+    PAGE_JSON_LD_CITATION_LIMIT,
 )
 from citations.models import CitationPolarity, CitationRole
 
@@ -38,6 +39,7 @@ def about_data(request):
         "formats": EXPORT_FORMATS.values(),
         "export_limit": EXPORT_LIMIT,
         "json_ld_limit": JSON_LD_CITATION_LIMIT,
+        "page_json_ld_limit": PAGE_JSON_LD_CITATION_LIMIT,
         "dump": latest_dump_details(),
     }
     return render(request, "about_data.html", context)

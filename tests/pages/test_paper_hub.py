@@ -211,6 +211,25 @@ def test_json_ld_scholarly_article_is_a_data_block_without_a_nonce(hub):
     assert inline_scripts(html) == []
 
 
+def test_the_pages_json_ld_carries_the_newest_citations_and_links_the_whole_document(client, db):
+    """The page's JSON-LD block weighs the same for a hub of 40 or of 40,000 citing papers:
+    the newest PAGE_JSON_LD_CITATION_LIMIT edges each way; `.jsonld` (linked as alternate)
+    carries up to JSON_LD_CITATION_LIMIT."""
+    from citations.formats import JSON_LD_CITATION_LIMIT, PAGE_JSON_LD_CITATION_LIMIT
+
+    hub = PaperFactory()
+    count = PAGE_JSON_LD_CITATION_LIMIT + 10
+    assert count <= JSON_LD_CITATION_LIMIT
+    for citing in PaperFactory.create_batch(count):
+        CitationFactory(citing_paper=citing, cited_paper=hub)
+    html = client.get(hub.get_absolute_url()).content.decode()
+    (payload,) = re.findall(r'<script type="application/ld\+json">(.*?)</script>', html, re.S)
+    assert len(json.loads(payload)["citation"]) == PAGE_JSON_LD_CITATION_LIMIT
+    assert f'href="{hub.get_absolute_url().rstrip("/")}.jsonld"' in html
+    document = client.get(reverse("citations:paper-jsonld", kwargs={"slug": hub.slug})).json()
+    assert len(document["citation"]) == count
+
+
 def test_json_ld_cannot_be_broken_out_of(client, db):
     paper = PaperFactory(title="</script><script>alert(1)</script>", summary="a & b")
     html = client.get(paper.get_absolute_url()).content.decode()
