@@ -12,7 +12,9 @@ saved or deleted, authors added through the relation, an author renamed); bulk p
 (generate_corpus writes the column, the bulk importer, loading a dump or fixture) call it
 themselves; `manage.py recount_citations` refreshes every paper."""
 
-from django.db.models import OuterRef, Subquery
+from django.db import connection
+from django.db.models import BooleanField, OuterRef, Q, Subquery
+from django.db.models.expressions import RawSQL
 from django.db.models.signals import m2m_changed, post_delete, post_init, post_save
 from django.dispatch import receiver
 
@@ -76,11 +78,23 @@ def cite_key_suffixes(base_keys):
     from .formats import key_suffix
     from .models import Paper
 
+    quote = connection.ops.quote_name
+    key_column = f"{quote(Paper._meta.db_table)}.{quote('cite_key_base')}"
+
     def papers_with(keys):
         keys = sorted(keys)
-        for start in range(0, len(keys), BATCH):
-            chunk = keys[start : start + BATCH]
-            rows = Paper._base_manager.filter(cite_key_base__in=chunk)
+        if not keys:
+            return
+        if connection.vendor == "postgresql":
+            # One array parameter: one query, and no per-key work in Django, however many keys.
+            chunks = [RawSQL(f"{key_column} = ANY(%s)", (keys,), output_field=BooleanField())]
+        else:
+            chunks = [
+                Q(cite_key_base__in=keys[start : start + BATCH])
+                for start in range(0, len(keys), BATCH)
+            ]
+        for chunk in chunks:
+            rows = Paper._base_manager.filter(chunk)
             yield from rows.values_list("cite_key_base", "pk").order_by("cite_key_base", "pk")
 
     sharing = {}
