@@ -32,6 +32,7 @@ from urllib.parse import urlencode
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run as a script, too
 
 from bench.endpoints import ENDPOINTS  # noqa: E402
+from bench.growth_reasons import GROWTH_REASONS  # noqa: E402
 from bench.harness import (  # noqa: E402
     HOST,
     RESULTS,
@@ -399,9 +400,12 @@ def growth_table(small, large):
         before, after = figure(row, "uncached", "p50"), figure(other, "uncached", "p50")
         shares = figure(row, "uncached", "ratio"), figure(other, "uncached", "ratio")
         relative = f"{shares[0] / shares[1]:.1f}x" if all(shares) else ""
+        reason = ""
         if before and after:
             growth = after / before
             verdict = "yes" if growth <= MAX_GROWTH else "**NO**"
+            if growth > MAX_GROWTH:
+                reason = GROWTH_REASONS.get(row["name"], "reason not yet found")
             growth_cell = f"{growth:.1f}x" if growth <= MAX_GROWTH else f"**{growth:.1f}x**"
             if timed_out(other):  # p50 is the client's timeout: the growth is at least this
                 growth_cell = f"**>= {growth:.0f}x**"
@@ -426,7 +430,7 @@ def growth_table(small, large):
                 ratio(figure(other, "cached", "ratio")),
                 figure(row, "uncached", "requests") or "",
                 figure(other, "uncached", "requests") or "",
-                "; ".join(filter(None, [note(row, "demo"), note(other, "large")])),
+                "; ".join(filter(None, [note(row, "demo"), note(other, "large"), reason])),
             ]
         )
     return headers, lines

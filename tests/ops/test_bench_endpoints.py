@@ -145,3 +145,14 @@ def test_every_page_and_parameter_the_readme_lists_is_benchmarked():
             routes.add(route)
         for param in re.findall(r"\?(\w+)=", description):
             assert any(param in seen[route] for route in routes), (addresses, param)
+
+
+def test_every_growth_reason_names_a_benchmarked_row():
+    """A row over the growth target gets its reason in the table from bench/growth_reasons.py;
+    a reason for a row that no longer exists would never be read."""
+    from bench.growth_reasons import GROWTH_REASONS
+
+    templates = {endpoint.template for endpoint in ENDPOINTS}
+    assert set(GROWTH_REASONS) <= templates, set(GROWTH_REASONS) - templates
+    for reason in GROWTH_REASONS.values():
+        assert "Next:" in reason or "next step" in reason.lower(), reason

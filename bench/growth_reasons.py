@@ -1,0 +1,114 @@
+"""Why a row of the benchmark grows more than 2x from the demo size to 100k papers / 1M
+citations, and the next step: printed in the table's note column for each row over the target
+(bench.py `growth_table`). Found by timing each request's queries and answer through the test
+client on both databases (bench/RESULTS.md, "Reading the table"). Keyed by the endpoint's
+template (bench/endpoints.py); `tests/ops/test_bench_endpoints.py` checks the keys are rows.
+
+Most rows over the target answer more at 1M than at the demo size, where the list is short
+or empty: the cost per entry is flat, the number of entries is not (bounded by the page size
+or a limit, so no row grows past it)."""
+
+
+def fuller_answer(demo, large, next_step):
+    return f"answer {demo} at the demo size, {large} at 1M; time per entry flat. Next: {next_step}"
+
+
+# A file of up to 1,000 entries (EXPORT_LIMIT) at 1M against the demo's 30 to 56.
+LIST_DOWNLOAD = fuller_answer(
+    "30 to 56 papers",
+    "1,000 (a full file, EXPORT_LIMIT)",
+    "store each paper's rendered entries so a file is one indexed read and a join of text",
+)
+# The hub's explorer with a filter on the citing papers' own fields.
+EXPLORER_FILTER = (
+    "the filter reads the hub's edges joined to their citing papers until it has a page and "
+    "its bounded count: 36,682 edges at 1M, 30 at the demo size, and a rare match reads many; "
+    "Next: keep the citing paper's year, layers and institution on the edge (or an index on "
+    "(cited paper, value)) so a filter is an index range"
+)
+RANKED_SEARCH = (
+    '"scaling" matches 56,077 of 100,056 papers at 1M (about 20 at the demo size): the '
+    "newest 1,000 matches are ranked, a bound, not the corpus; Next: a stored rank (or a "
+    "smaller ranked window) for common words"
+)
+
+GROWTH_REASONS = {
+    "/papers/{hub}/citing.bib": LIST_DOWNLOAD,
+    "/papers/{hub}/citing.json?role={role}": LIST_DOWNLOAD,
+    "/tags/{tag}/papers.ris": LIST_DOWNLOAD,
+    "/bottlenecks/{layer}/papers.bib": LIST_DOWNLOAD,
+    "/research/papers.bib?q=scaling": LIST_DOWNLOAD,
+    "/papers/{hub}/?q=policy": EXPLORER_FILTER,
+    "/papers/{hub}/?layer={layer}": EXPLORER_FILTER,
+    "/papers/{hub}/?institution=University": (
+        "14,728 of 100k citing papers match 'University' and the hub's 36,682 edges are read "
+        "with their papers for the ILIKE (no index narrows a substring within one hub); Next: "
+        "institutions as rows (an institution filter by id, indexed per hub) instead of text"
+    ),
+    "/research/?q=scaling&sort=relevance": RANKED_SEARCH,
+    "/search/?q=scaling&kind=papers": RANKED_SEARCH,
+    "/research/?year={year}": fuller_answer(
+        "9.7 KB (a year with a few index papers)",
+        "24 KB (a full page of 20)",
+        "none needed beyond the page size; the facets are stored counts",
+    ),
+    "/papers/{hub}.jsonld": fuller_answer(
+        "27 KB (30 citations)",
+        "189 KB (200 citations each way, JSON_LD_CITATION_LIMIT)",
+        "a smaller document limit, or the citations paged as the API does",
+    ),
+    "/feeds/contrasting.atom": fuller_answer(
+        "0 entries (the demo has no contrasting edge; 480 bytes)",
+        "20 entries (18.6 KB)",
+        "none: one indexed query at both sizes",
+    ),
+    "/bottlenecks/{layer}/feed.atom": fuller_answer(
+        "the layer's few papers",
+        "a full feed of 20",
+        "none: within 2x against /healthz (1.6x)",
+    ),
+    "/papers/?sort=title": fuller_answer(
+        "56 papers in all",
+        "a full page read by the title index",
+        "none: within 2x against /healthz (1.7x)",
+    ),
+    "/sitemap-papers.xml": fuller_answer(
+        "56 URLs (11 KB)",
+        "500 URLs (97 KB, a full sitemap page)",
+        "none: two index reads at both sizes",
+    ),
+    "/api/v1/papers/?page_size=100": fuller_answer(
+        "56 papers (the whole demo)",
+        "100 papers",
+        "none: within 2x against /healthz (1.9x)",
+    ),
+    "/api/v1/papers/{hub}/timeline/": fuller_answer(
+        "4 quarters (879 bytes)",
+        "48 quarters (13.9 KB)",
+        "none: two queries of stored counts at both sizes",
+    ),
+    "/api/v1/papers/{hub}/citations/?role={role}": fuller_answer(
+        "the demo hub's few edges of that role",
+        "a full page of 20",
+        "none: within 2x against /healthz (1.8x)",
+    ),
+    "/api/v1/papers/{hub}/citations/?page_size=100": fuller_answer(
+        "30 edges (the demo hub's all)",
+        "100 edges",
+        "none beyond the page size",
+    ),
+    "/api/v1/citations/?search=scaling": fuller_answer(
+        "a few edges",
+        "a full page of 20",
+        "none: within 2x against /healthz (1.3x)",
+    ),
+    "/api/v1/citations/?ordering=-updated_at": (
+        "15.7 KB at the demo size, 16.9 KB at 1M, one indexed query of 4 to 6 ms at both; "
+        "within 2x against /healthz (1.1x): the machine. Next: re-measure"
+    ),
+    "/api/v1/citations/?published_at_before=2025-12-31T00:00:00Z": fuller_answer(
+        "no edge (42 bytes: every demo edge is newer)",
+        "a full page of 20 (16.9 KB)",
+        "none: one indexed query of 6 ms at 1M",
+    ),
+}
