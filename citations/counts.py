@@ -192,11 +192,9 @@ def paper_saved(sender, instance, created, raw=False, **kwargs):
     """A new paper gets its (zero) row; a paper whose publication or date changed moves the
     counts of the papers it cites. Fixture loading (raw) is left alone, as above."""
     counted = counted_fields(instance)
-    if raw:
-        pass
-    elif created:
+    if created and not raw:
         recount_citations({instance.pk})
-    elif counted != getattr(instance, "_loaded_counted", counted):
+    elif not raw and counted != getattr(instance, "_loaded_counted", counted):
         recount_citations(_counted_papers_of(instance))
     instance._loaded_counted = counted
 

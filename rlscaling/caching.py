@@ -607,8 +607,7 @@ def editorial_tables():
 
     return frozenset(
         model._meta.db_table
-        for app_label in EDITORIAL_APPS
-        if apps.is_installed(app_label) or app_label in apps.app_configs
+        for app_label in EDITORIAL_APPS & apps.app_configs.keys()
         for model in apps.get_app_config(app_label).get_models(include_auto_created=True)
     )
 
