@@ -43,14 +43,24 @@ def requested_page_number(request, param="page"):
         return 1
 
 
-def paginate(request, queryset, per_page, param="page", count=None, count_ahead=None, counted=None):
+def paginate(
+    request,
+    queryset,
+    per_page,
+    param="page",
+    count=None,
+    count_ahead=None,
+    counted=None,
+    count_is_bound=False,
+):
     """The requested page of `queryset`; a page that does not exist (`?page=999`, `?page=x`)
     is a 404 rather than a silent redirect to some other page. Pass `count` when the caller
     already knows it, to save the COUNT query; or `count_ahead` to count only that many rows
     past the page's start: beyond them the page says "more than" (`page.count_is_bound`), and
     each later page counts further. A COUNT of every matching row of a list with tens of
     thousands is not paid for a page of twenty. `counted`: the queryset to count, when
-    `queryset` is a sequence read from it in another way."""
+    `queryset` is a sequence read from it in another way. `count_is_bound`: the `count` given
+    is a lower bound (the caller counted no further), said as "more than"."""
     paginator = TwoEndedPaginator(queryset, per_page)
     if count is None and count_ahead is not None:
         start = (requested_page_number(request, param) - 1) * per_page
@@ -60,6 +70,7 @@ def paginate(request, queryset, per_page, param="page", count=None, count_ahead=
         paginator.count_is_bound = not exact
     if count is not None:
         paginator.count = count  # overrides the cached_property
+        paginator.count_is_bound = paginator.count_is_bound or count_is_bound
     try:
         page = paginator.page(request.GET.get(param) or 1)
     except InvalidPage:

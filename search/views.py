@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_safe
 
 from rlscaling.caching import reads_query
-from rlscaling.pagination import paginate
+from rlscaling.pagination import paginate, requested_page_number
 from rlscaling.tags import public_tags
 
 from .engine import SOURCES, Count, Query, paper_for_identifier
@@ -64,7 +64,17 @@ def search(request):
     if kind:
         source = SOURCES[kind]
         count, rows, near = hits_for(source, query, year)
-        page = paginate(request, rows, PAGE_SIZE, count=None if count.more else count.value)
+        # Past MATCH_LIMIT matches, the bounded count serves the pages within it ("more
+        # than"); only a page beyond it counts every match.
+        within = requested_page_number(request) * PAGE_SIZE < count.value
+        known = not count.more or within
+        page = paginate(
+            request,
+            rows,
+            PAGE_SIZE,
+            count=count.value if known else None,
+            count_is_bound=count.more,
+        )
         page.object_list = [source.hit(item) for item in page.object_list]
         context["page"] = page
         context["groups"] = [Group(source, count.value, page.object_list, near, count.more)]
