@@ -46,7 +46,8 @@ GROWTH_REASONS = {
         "institutions as rows (an institution filter by id, indexed per hub) instead of text"
     ),
     "/research/?q=scaling&sort=relevance": RANKED_SEARCH,
-    "/search/?q=scaling&kind=papers": RANKED_SEARCH,
+    "/search/?q=scaling&kind=papers": RANKED_SEARCH
+    + "; and the paginator counted every match again (fixed after the run: re-measure)",
     "/research/?year={year}": fuller_answer(
         "9.7 KB (a year with a few index papers)",
         "24 KB (a full page of 20)",
