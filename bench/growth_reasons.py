@@ -47,7 +47,7 @@ GROWTH_REASONS = {
     ),
     "/research/?q=scaling&sort=relevance": RANKED_SEARCH,
     "/search/?q=scaling&kind=papers": RANKED_SEARCH
-    + "; and the paginator counted every match again (fixed after the run: re-measure)",
+    + "; and the paginator counted every match again (fixed after the run: 1.4x re-measured)",
     "/research/?year={year}": fuller_answer(
         "9.7 KB (a year with a few index papers)",
         "24 KB (a full page of 20)",
