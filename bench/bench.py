@@ -474,10 +474,14 @@ def describe(run):
     )
 
 
-def report(runs, options, command):
-    commit = subprocess.run(
+def current_commit():
+    return subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
+
+
+def report(runs, options, command, commit=None):
+    commit = commit or current_commit()  # a saved run's own commit, else the code measured now
     lines = [
         SECTION_START,
         f"## Every endpoint, {datetime.date.today():%Y-%m-%d} (commit {commit})",
@@ -566,6 +570,7 @@ def main(argv=None):
             saved["runs"],
             argparse.Namespace(**saved["options"], write=options.write),
             saved["command"],
+            saved.get("commit"),  # saved before the commit was kept: the current one
         )
         return
     urls = list(options.compare) if options.compare else [options.database_url]
@@ -579,7 +584,8 @@ def main(argv=None):
     if options.save:
         kept = {key: getattr(options, key) for key in ("workers", "connections", "rounds")}
         kept |= {"duration": options.duration, "baseline": options.baseline}
-        options.save.write_text(json.dumps({"runs": runs, "options": kept, "command": command}))
+        saved = {"runs": runs, "options": kept, "command": command, "commit": current_commit()}
+        options.save.write_text(json.dumps(saved))
     report(runs, options, command)
 
 

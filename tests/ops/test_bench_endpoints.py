@@ -3,6 +3,7 @@ every page in the README, every filter, search and ordering of every API list an
 what it leaves out is excluded by name with a reason. A new endpoint or parameter that is not
 added to the list fails here instead of going unmeasured."""
 
+import json
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -156,3 +157,18 @@ def test_every_growth_reason_names_a_benchmarked_row():
     assert set(GROWTH_REASONS) <= templates, set(GROWTH_REASONS) - templates
     for reason in GROWTH_REASONS.values():
         assert "Next:" in reason or "next step" in reason.lower(), reason
+
+
+def test_a_saved_run_is_reported_under_the_commit_it_measured(tmp_path, monkeypatch):
+    """`--load FILE` reports the measurements again; the header names the commit that was
+    measured (kept in the file), not whatever is checked out when the report is written."""
+    from bench import bench
+
+    options = {"workers": 2, "connections": 2, "rounds": 2, "duration": 0.5, "baseline": 0.25}
+    saved = {"runs": [], "options": options, "command": "make bench", "commit": "abc1234"}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(saved))
+    reported = []
+    monkeypatch.setattr(bench, "report", lambda *args: reported.append(args[-1]))
+    bench.main(["--load", str(path)])
+    assert reported == ["abc1234"]
