@@ -110,8 +110,8 @@ class CitingTimeline:
                 polarities[polarity] = (group["polarity__order"], group["polarity__name"])
             self._bucket_of(group, quarters, years).add(role, polarity, group["count"])
             self.overall.add(role, polarity, group["count"])
-        self.roles = self._series(roles, self.undated, quarters, years, "by_role")
-        self.polarities = self._series(polarities, self.undated, quarters, years, "by_polarity")
+        self.roles = self._series(roles, self.overall.by_role)
+        self.polarities = self._series(polarities, self.overall.by_polarity)
         self.quarters = []
         if quarters:
             quarter, last = min(quarters), max(quarters)
@@ -131,14 +131,14 @@ class CitingTimeline:
             return years.setdefault(quarter_start.year, Bucket())
         return quarters.setdefault(Quarter.of(quarter_start), Bucket())
 
-    def _series(self, terms, undated, quarters, years, counts):
+    def _series(self, terms, counts):
+        """The axis's series in vocabulary order, "Unclassified" last when any paper is."""
         ordered = sorted(terms.items(), key=lambda item: (item[1][0], item[1][1]))
         series = [
             Series(slug, name, f"timeline__series--{index % PALETTE_SIZE + 1}")
             for index, (slug, (_, name)) in enumerate(ordered)
         ]
-        buckets = [undated, *quarters.values(), *years.values()]
-        if any(getattr(bucket, counts).get(None) for bucket in buckets):
+        if counts.get(None):
             series.append(Series(None, UNCLASSIFIED_LABEL, UNCLASSIFIED_CLASS))
         return series
 
