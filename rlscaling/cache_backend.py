@@ -64,6 +64,25 @@ class ResilientRedisCacheClient(RedisCacheClient):
             count, _, left = pipe.execute()
         return count, left
 
+    @guarded
+    def get_many_and_count(self, keys, count_key, seconds):
+        """MGET `keys` and count_in_window(`count_key`) in one round trip, on the server
+        that takes the count (the one server, unless Redis is replicated)."""
+        with self.get_client(count_key, write=True).pipeline() as pipe:
+            pipe.mget(keys).incr(count_key).expire(count_key, seconds, nx=True).pttl(count_key)
+            values, count, _, left = pipe.execute()
+        found = {
+            key: self._serializer.loads(value)
+            for key, value in zip(keys, values, strict=True)
+            if value is not None
+        }
+        return found, (count, left)
+
+
+def seconds_left(milliseconds, seconds):
+    """The seconds left in a window, from PTTL's answer (a key without expiry: all of it)."""
+    return (milliseconds if milliseconds > 0 else seconds * 1000) / 1000
+
 
 class ResilientRedisCache(RedisCache):
     def __init__(self, server, params):
@@ -74,7 +93,17 @@ class ResilientRedisCache(RedisCache):
         """Count one more request under `key` in a window of `seconds` that opens with the
         first: (requests counted, seconds left), one round trip (the API throttles)."""
         count, left = self._cache.count_in_window(self.make_and_validate_key(key), seconds)
-        return count, (left if left > 0 else seconds * 1000) / 1000
+        return count, seconds_left(left, seconds)
+
+    def get_many_and_count(self, keys, count_key, seconds):
+        """`get_many(keys)` and `count_in_window(count_key, seconds)` in one round trip: the
+        page cache's read of an anonymous API answer and its throttle count."""
+        stored = {self.make_and_validate_key(key): key for key in keys}
+        found, (count, left) = self._cache.get_many_and_count(
+            list(stored), self.make_and_validate_key(count_key), seconds
+        )
+        values = {stored[key]: value for key, value in found.items()}
+        return values, (count, seconds_left(left, seconds))
 
     def is_down(self):
         return time.monotonic() < self._cache.down_until

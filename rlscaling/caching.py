@@ -463,14 +463,21 @@ def thaw(request, entry, state="hit"):
     )
 
 
-def look_up(key):
-    """(the current generation, the entry under `key` or None, the stale rules or None): one
-    round trip (MGET) when the generation lives in the cache."""
+def look_up(key, window=None):
+    """(the current generation, the entry under `key` or None, the stale rules or None, and
+    the count of throttle `window` or None): one round trip (MGET) when the generation lives
+    in the cache. `window` is (key, seconds) of the anonymous API rate: on Redis it is counted
+    in that same round trip (`count_in_window`); elsewhere it is left to the throttle."""
+    counted = None
     if generation_file() is None:
-        values = cache.get_many([GENERATION_KEY, key, STALE_WINDOW_KEY, NO_STALE_BEFORE_KEY])
+        keys = [GENERATION_KEY, key, STALE_WINDOW_KEY, NO_STALE_BEFORE_KEY]
+        if window is not None and hasattr(cache, "get_many_and_count"):
+            values, counted = cache.get_many_and_count(keys, *window)
+        else:
+            values = cache.get_many(keys)
         if GENERATION_KEY in values:
-            return values[GENERATION_KEY], values.get(key), values
-    return current_generation(), cache.get(key), None
+            return values[GENERATION_KEY], values.get(key), values, counted
+    return current_generation(), cache.get(key), None, counted
 
 
 def claim_rebuild(key, generation):
@@ -524,17 +531,28 @@ def handle_stale(key, generation, entry_generation, rules):
     return (None, None) if claim_rebuild(key, generation) else ("stale", None)
 
 
+def throttle_window(request):
+    """The anonymous API rate's window for an API request (see `look_up`), else None."""
+    if not request.path.startswith("/api/"):
+        return None
+    from django.contrib.auth.models import AnonymousUser
+
+    from .api.throttles import anonymous_window
+
+    # Before AuthenticationMiddleware (which a hit skips): the request carries no credentials.
+    request.user = AnonymousUser()
+    return anonymous_window(request)
+
+
 def api_throttles_allow(request):
-    """A cached API answer still counts against the API's default throttles (for an anonymous
-    client, the anonymous rate: one round trip), as the view would. When one refuses, the view
-    answers: its own throttle check refuses too, with the API's 429 body and Retry-After."""
+    """A cached API answer still counts against the API's default throttles, as the view
+    would (the anonymous rate was counted by `look_up`: no further round trip). When one
+    refuses, the view answers: its own throttle check refuses too, with the API's 429 body and
+    Retry-After, without counting the request again."""
     if not request.path.startswith("/api/"):
         return True
-    from django.contrib.auth.models import AnonymousUser
     from rest_framework.settings import api_settings
 
-    if not hasattr(request, "user"):  # a hit skips AuthenticationMiddleware; no credentials
-        request.user = AnonymousUser()
     return all(
         throttle_class().allow_request(request, None)
         for throttle_class in api_settings.DEFAULT_THROTTLE_CLASSES
@@ -560,7 +578,10 @@ class PageCacheMiddleware:
         slot = None
         try:
             key = cache_key(request, query)
-            generation, entry, rules = look_up(key)
+            window = throttle_window(request)
+            generation, entry, rules, counted = look_up(key, window)
+            if counted is not None:
+                request.counted_windows = {window[0]: counted}
             if entry is None:
                 state = None
             elif entry[0] == generation:

@@ -97,12 +97,13 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     # A database outage becomes a styled 503 (JSON under /api/), never a traceback.
     "rlscaling.middleware.DatabaseUnavailableMiddleware",
-    # A scheduled publication or expiry that came due is handled before any cached answer.
-    "rlscaling.publishing.schedule.ScheduledChangesMiddleware",
     # X-RateLimit-* on throttled API answers, cached ones included; Retry-After on every 429.
     "rlscaling.api.throttles.RateLimitHeadersMiddleware",
     # Anonymous answers from the shared cache (rlscaling/caching.py): a hit skips the rest.
     "rlscaling.caching.PageCacheMiddleware",
+    # A scheduled publication or expiry that came due is handled before any view answers. A
+    # cached answer never outlives the next scheduled change, so a hit need not ask.
+    "rlscaling.publishing.schedule.ScheduledChangesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -47,11 +47,25 @@ class FixedWindowThrottle(throttling.SimpleRateThrottle):
         if self.key is None:
             return True
         self.now = self.timer()
-        self.count, self.left = count_in_window(self.cache, self.key, self.duration)
+        counted = getattr(request, "counted_windows", {}).get(self.key)
+        if counted is None:
+            counted = count_in_window(self.cache, self.key, self.duration)
+        self.count, self.left = counted
         return self.count <= self.num_requests
 
     def wait(self):
         return max(0.0, self.left)
+
+
+def anonymous_window(request):
+    """(the cache key, the window's seconds) under which the anonymous rate counts this
+    request, or None when it does not apply (no anonymous rate, a signed-in user). The page
+    cache counts it in the same round trip as its read and notes the result on the request
+    (`counted_windows`), so a cached answer pays one round trip and the view's throttle does
+    not count the request twice."""
+    throttle = AnonRateThrottle()
+    key = throttle.get_cache_key(request, None) if throttle.rate else None
+    return None if key is None else (key, throttle.duration)
 
 
 def count_in_window(cache, key, seconds):

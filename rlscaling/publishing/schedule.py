@@ -5,8 +5,9 @@ No save announces either moment, so:
 
 - every cached page and cached figure lives at most until the next scheduled change
   (`seconds_until_next_scheduled_change()`, read by rlscaling/caching.py when it stores), and
-- the first request after a change comes due (`ScheduledChangesMiddleware`, before the page
-  cache) makes every cached page stale and sends `schedule_came_due(since, until)`, for what is
+- the first request after a change comes due that reaches the views (`ScheduledChangesMiddleware`,
+  right after the page cache, which then holds nothing stored before the change) makes every
+  cached page stale and sends `schedule_came_due(since, until)`, for what is
   stored rather than computed per request: citations/counts.py recounts the papers whose
   citing edges appeared or expired in that window. The window starts where the last one ended
   (`ScheduleSweep`, one row), so a change is handled once even if nobody visited for days.
@@ -208,8 +209,10 @@ def handle_due_changes(now=None):
 
 
 class ScheduledChangesMiddleware:
-    """Before the page cache: when a scheduled change has come due, handle it first, so this
-    request (and every later one) sees the new state on every surface."""
+    """Before the views: when a scheduled change has come due, handle it first, so this
+    request (and every later one) sees the new state on every surface. It comes after the page
+    cache: every entry expires before the next scheduled change (`cap_at_next_scheduled_change`),
+    so a hit cannot show the state before a due change, and does not pay this read."""
 
     def __init__(self, get_response):
         self.get_response = get_response

@@ -209,3 +209,74 @@ def test_on_redis_an_anonymous_api_read_costs_one_throttle_round_trip(
     assert 1 <= int(refused["Retry-After"]) <= 60
     raw = shared._cache.get_client(write=True)
     raw.delete(*raw.keys(f"{prefix}:*"))  # this test's keys only (others share the database)
+
+
+@pytest.fixture
+def redis_default_cache(settings):
+    """The shared cache on Redis (a database of its own, keys under a fresh prefix), as in
+    production: the page cache and the throttles both use it."""
+    import secrets
+
+    prefix = f"one-trip-test-{secrets.token_hex(4)}"
+    settings.CACHES = {
+        **settings.CACHES,
+        "default": {
+            "BACKEND": "rlscaling.cache_backend.ResilientRedisCache",
+            "LOCATION": "redis://127.0.0.1:6379/7",
+            "KEY_PREFIX": prefix,
+        },
+    }
+    yield caches["default"]
+    raw = caches["default"]._cache.get_client(write=True)
+    if keys := raw.keys(f"{prefix}:*"):
+        raw.delete(*keys)
+
+
+def count_redis_round_trips(monkeypatch):
+    """Every command sent to Redis outside a pipeline, and every pipeline (one each)."""
+    import redis
+
+    trips = []
+    send = redis.Redis.execute_command
+    monkeypatch.setattr(
+        redis.Redis,
+        "execute_command",
+        lambda self, *a, **k: trips.append(a[0]) or send(self, *a, **k),
+    )
+    execute = redis.client.Pipeline.execute
+    monkeypatch.setattr(
+        redis.client.Pipeline,
+        "execute",
+        lambda self, **k: trips.append("pipeline") or execute(self, **k),
+    )
+    return trips
+
+
+@redis_only
+def test_on_redis_a_cached_api_answer_is_one_round_trip_throttle_included(
+    demo, tight_rates, redis_default_cache, monkeypatch
+):
+    """Issue 15 (cached API at 80% of /healthz): a hit reads the generation and the entry and
+    counts the anonymous rate in one pipeline; before, the throttle was a second round trip
+    and the next scheduled change a third. Every request is still counted once, hit or not."""
+    client = Client()
+    url = "/api/v1/layers/?page=1"
+    stored = client.get(url)
+    assert not stored.has_header("X-Page-Cache") and rate_headers(stored)[1] == 2
+    trips = count_redis_round_trips(monkeypatch)
+    hit = client.get(url)
+    assert hit["X-Page-Cache"] == "hit"
+    assert rate_headers(hit)[1] == 1
+    assert trips == ["pipeline"]
+    assert rate_headers(client.get(url))[1] == 0
+    refused = client.get(url)
+    assert refused.status_code == 429 and rate_headers(refused)[:2] == (3, 0)
+
+
+@redis_only
+def test_on_redis_a_cached_page_is_one_round_trip(demo, redis_default_cache, monkeypatch):
+    client = Client()
+    client.get("/research/")
+    trips = count_redis_round_trips(monkeypatch)
+    assert client.get("/research/")["X-Page-Cache"] == "hit"
+    assert trips == ["MGET"]
