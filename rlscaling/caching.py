@@ -74,6 +74,7 @@ from .client_address import client_address
 from .middleware import CACHE_ERRORS
 from .publishing import Publishable, Status
 from .publishing.editors import EDITORIAL_APPS
+from .publishing.schedule import MISSING, NEXT_CHANGE_KEY, handle_due_changes_if_any
 from .publishing.writes import SignalledWrites
 
 logger = logging.getLogger(__name__)
@@ -464,13 +465,14 @@ def thaw(request, entry, state="hit"):
 
 
 def look_up(key, window=None):
-    """(the current generation, the entry under `key` or None, the stale rules or None, and
-    the count of throttle `window` or None): one round trip (MGET) when the generation lives
-    in the cache. `window` is (key, seconds) of the anonymous API rate: on Redis it is counted
-    in that same round trip (`count_in_window`); elsewhere it is left to the throttle."""
+    """(the current generation, the entry under `key` or None, the stale rules and the next
+    scheduled change as stored, or None, and the count of throttle `window` or None): one
+    round trip (MGET) when the generation lives in the cache. `window` is (key, seconds) of
+    the anonymous API rate: on Redis it is counted in that same round trip
+    (`count_in_window`); elsewhere it is left to the throttle."""
     counted = None
     if generation_file() is None:
-        keys = [GENERATION_KEY, key, STALE_WINDOW_KEY, NO_STALE_BEFORE_KEY]
+        keys = [GENERATION_KEY, key, STALE_WINDOW_KEY, NO_STALE_BEFORE_KEY, NEXT_CHANGE_KEY]
         if window is not None and hasattr(cache, "get_many_and_count"):
             values, counted = cache.get_many_and_count(keys, *window)
         else:
@@ -531,6 +533,11 @@ def handle_stale(key, generation, entry_generation, rules):
     return (None, None) if claim_rebuild(key, generation) else ("stale", None)
 
 
+def next_change_read(rules):
+    """The next scheduled change as `look_up` read it (MISSING: not read, or not stored)."""
+    return MISSING if rules is None else rules.get(NEXT_CHANGE_KEY, MISSING)
+
+
 def throttle_window(request):
     """The anonymous API rate's window for an API request (see `look_up`), else None."""
     if not request.path.startswith("/api/"):
@@ -582,6 +589,9 @@ class PageCacheMiddleware:
             generation, entry, rules, counted = look_up(key, window)
             if counted is not None:
                 request.counted_windows = {window[0]: counted}
+            if handle_due_changes_if_any(next_change_read(rules)):
+                generation, entry, rules, _ = look_up(key)  # the generation moved on
+            request.scheduled_changes_checked = True
             if entry is None:
                 state = None
             elif entry[0] == generation:

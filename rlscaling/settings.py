@@ -101,8 +101,8 @@ MIDDLEWARE = [
     "rlscaling.api.throttles.RateLimitHeadersMiddleware",
     # Anonymous answers from the shared cache (rlscaling/caching.py): a hit skips the rest.
     "rlscaling.caching.PageCacheMiddleware",
-    # A scheduled publication or expiry that came due is handled before any view answers. A
-    # cached answer never outlives the next scheduled change, so a hit need not ask.
+    # A scheduled publication or expiry that came due is handled before any view answers
+    # (the page cache handles it for the requests it looks up, in the same round trip).
     "rlscaling.publishing.schedule.ScheduledChangesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -5,8 +5,8 @@ No save announces either moment, so:
 
 - every cached page and cached figure lives at most until the next scheduled change
   (`seconds_until_next_scheduled_change()`, read by rlscaling/caching.py when it stores), and
-- the first request after a change comes due that reaches the views (`ScheduledChangesMiddleware`,
-  right after the page cache, which then holds nothing stored before the change) makes every
+- the first request after a change comes due (the page cache's look-up, or
+  `ScheduledChangesMiddleware` for a request the page cache does not look up) makes every
   cached page stale and sends `schedule_came_due(since, until)`, for what is
   stored rather than computed per request: citations/counts.py recounts the papers whose
   citing edges appeared or expired in that window. The window starts where the last one ended
@@ -132,12 +132,13 @@ def forget_next_scheduled_change():
         cache.delete(NEXT_CHANGE_KEY)
 
 
-def next_scheduled_change():
+def next_scheduled_change(remembered=MISSING):
     """The first scheduled change not yet handled: an aware datetime, in the past when it is
     due and no request has handled it yet; None when nothing is scheduled. Remembered (shared
     cache, and this process) and kept current by every save (`note_scheduled_save`), so a
-    request normally reads it without a query."""
-    timestamp = _remembered()
+    request normally reads it without a query. `remembered`: the value under NEXT_CHANGE_KEY
+    as the caller already read it from the cache (the page cache, in its one round trip)."""
+    timestamp = _remembered() if remembered is MISSING else remembered
     if timestamp is MISSING:
         moment = find_next_scheduled_change(swept_until())
         timestamp = moment.timestamp() if moment else None
@@ -208,21 +209,30 @@ def handle_due_changes(now=None):
     bump_generation(withdrawal=True)  # an expiry takes items out of view
 
 
+def handle_due_changes_if_any(remembered=MISSING):
+    """Handle the scheduled changes that came due, if any: True when there were. `remembered`
+    as for `next_scheduled_change`. An outage of the database or the cache: nothing is
+    handled, and the request goes on as it would without this."""
+    now = timezone.now()
+    moment = None
+    with contextlib.suppress(DatabaseError, *CACHE_ERRORS):
+        moment = next_scheduled_change(remembered)
+    if moment is None or moment > now:
+        return False
+    handle_due_changes(now)
+    return True
+
+
 class ScheduledChangesMiddleware:
     """Before the views: when a scheduled change has come due, handle it first, so this
-    request (and every later one) sees the new state on every surface. It comes after the page
-    cache: every entry expires before the next scheduled change (`cap_at_next_scheduled_change`),
-    so a hit cannot show the state before a due change, and does not pay this read."""
+    request (and every later one) sees the new state on every surface. The page cache, before
+    it, does this for the requests it looks up (reading the next change in the same round trip
+    as the entry, `rlscaling/caching.py`), and marks them so they are not checked twice."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        now = timezone.now()
-        moment = None
-        # An outage of the database or the cache: the view answers as it would without this.
-        with contextlib.suppress(DatabaseError, *CACHE_ERRORS):
-            moment = next_scheduled_change()
-        if moment is not None and moment <= now:
-            handle_due_changes(now)
+        if not getattr(request, "scheduled_changes_checked", False):
+            handle_due_changes_if_any()
         return self.get_response(request)

@@ -7,6 +7,7 @@ import pytest
 from django.core.cache import caches
 from django.test import Client
 
+from rlscaling.publishing.schedule import remember_next_scheduled_change
 from tests.helpers import ART_OF_SCALING
 
 pytestmark = pytest.mark.django_db
@@ -226,6 +227,8 @@ def redis_default_cache(settings):
             "KEY_PREFIX": prefix,
         },
     }
+    # As the suite's own cache (tests/conftest.py): nothing is scheduled, and Redis knows it.
+    remember_next_scheduled_change(None)
     yield caches["default"]
     raw = caches["default"]._cache.get_client(write=True)
     if keys := raw.keys(f"{prefix}:*"):

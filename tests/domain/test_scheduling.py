@@ -171,6 +171,21 @@ def test_cached_pages_feeds_and_api_switch_at_the_due_second(client):
     assert client.get(going.get_absolute_url()).status_code == 404
 
 
+@pytest.mark.parametrize("path", ["/notes/", "/api/v1/notes/"])
+def test_a_page_cached_before_an_item_was_scheduled_shows_it_when_it_comes_due(client, path):
+    """The page is stored with the lifetime known then; the item scheduled afterwards is out
+    of public view, so its save does not make the page stale. The due change must still reach
+    the cached answer (the page cache reads the next scheduled change in its one round trip)."""
+    now = timezone.now()
+    for _ in range(2):
+        assert "Later note" not in client.get(path).content.decode()
+    assert client.get(path)["X-Page-Cache"] == "hit"
+    ResearchNoteFactory(title="Later note", published_at=now + HOUR)
+    assert "Later note" not in client.get(path).content.decode()
+    with at(now + HOUR + datetime.timedelta(seconds=1)):
+        assert "Later note" in client.get(path).content.decode()
+
+
 def test_stored_citing_counts_follow_the_schedule_without_a_save(client):
     """An edge that appears on schedule and one whose citing paper expires: the stored counts
     (citations/counts.py) are right for the first request after the due time."""

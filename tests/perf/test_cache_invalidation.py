@@ -169,7 +169,7 @@ def test_a_page_hit_is_one_cache_round_trip(client, demo, monkeypatch):
     for name in ["get", "get_many", "set", "add", "incr"]:
         monkeypatch.setattr(caching.cache, name, counted(name, getattr(caching.cache, name)))
     assert client.get(HUB)["X-Page-Cache"] == "hit"
-    # One read: an MGET of the generation and the entry, or, where the generation lives in a
-    # file (local memory over PostgreSQL), a `get` of the entry. No read of the next scheduled
-    # change (an entry never outlives it) and nothing written.
-    assert calls == (["get_many"] if caching.generation_file() is None else ["get"])
+    # One read: an MGET of the generation, the entry and the next scheduled change. Where the
+    # generation lives in a file (local memory over PostgreSQL: this process's memory, no round
+    # trip), a `get` of the entry and one of the next change. Nothing is written on a hit.
+    assert calls == (["get_many"] if caching.generation_file() is None else ["get", "get"])
