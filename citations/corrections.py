@@ -19,6 +19,8 @@ class CorrectionSuggestionQuerySet(models.QuerySet):
 
 
 class CorrectionSuggestion(models.Model):
+    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
+
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
         ACCEPTED = "accepted", "Accepted"

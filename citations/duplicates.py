@@ -88,6 +88,8 @@ class DuplicateScan(models.Model):
     PossibleDuplicatePair rows: at 100k papers a run takes seconds of CPU, so the duplicates
     page reads the stored pairs and a run happens in the task queue."""
 
+    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
+
     requested_at = models.DateTimeField(default=timezone.now)
     # Papers saved after this instant may hold pairs the run has not seen.
     started_at = models.DateTimeField(null=True, blank=True)
@@ -137,6 +139,8 @@ class PossibleDuplicatePairQuerySet(models.QuerySet):
 class PossibleDuplicatePair(models.Model):
     """Two papers a scan found alike (first.pk < second.pk). A dismissed pair ("not the same
     paper") stays dismissed through later scans; merging deletes one paper and so its pairs."""
+
+    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
 
     first = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")
     second = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")

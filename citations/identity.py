@@ -56,6 +56,8 @@ class PendingCitation(models.Model):
     """An imported edge whose other paper is not here yet; it becomes a Citation when a paper
     with that identifier arrives."""
 
+    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
+
     paper = models.ForeignKey(
         "citations.Paper", on_delete=models.CASCADE, related_name="pending_citations"
     )
@@ -129,6 +131,8 @@ def identifiers_of(paper):
 
 class PaperMerge(models.Model):
     """A merge of one paper into another, with what it takes to undo it."""
+
+    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
 
     kept = models.ForeignKey("citations.Paper", on_delete=models.CASCADE, related_name="merges")
     merged_slug = models.SlugField(max_length=200)

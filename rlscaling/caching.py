@@ -1,6 +1,7 @@
 """A shared cache of whole anonymous responses (public pages and the read-only API), invalidated
 by a content "generation" number that every editorial save, delete or m2m change bumps
-(except those of a draft or scheduled row that stays out of public view).
+(except those of a draft or scheduled row that stays out of public view, and of the
+admin's bookkeeping, `shown_to_readers()`).
 
 The middleware sits right after the security, CSP and outage middleware, which still run on a
 cached answer and add their headers afresh; a hit skips sessions, CSRF, authentication,
@@ -267,11 +268,18 @@ def withdraws(instance, deleted):
     return was_public and (deleted or not is_public(current, now))
 
 
+def shown_to_readers(model):
+    """Whether rows of `model` can show on a public page or in an API answer: the models of
+    the editorial apps, except the admin's bookkeeping (import runs, duplicate scans, merges,
+    readers' suggestions, draft revisions, ...), which says `shown_to_readers = False`; their
+    writes leave the cache alone (what they lead to, a paper merged or a revision applied, is
+    saved through the content models)."""
+    return model._meta.app_label in EDITORIAL_APPS and getattr(model, "shown_to_readers", True)
+
+
 def content_changed(sender, instance=None, created=False, raw=False, signal=None, **kwargs):
     # Fixture loading (raw): related rows may not exist yet; it bumps when it ends.
-    if sender._meta.app_label in EDITORIAL_APPS and (
-        raw or not out_of_public_view(instance, created)
-    ):
+    if shown_to_readers(sender) and (raw or not out_of_public_view(instance, created)):
         if not raw and withdraws(instance, deleted=signal is post_delete):
             bump_generation(withdrawal=True)
             # Again once committed: a page rendered meanwhile still showed the row.
@@ -284,7 +292,7 @@ def content_changed(sender, instance=None, created=False, raw=False, signal=None
 def m2m_content_changed(sender, instance, action, **kwargs):
     if (
         action.startswith("post_")
-        and (sender._meta.app_label in EDITORIAL_APPS or instance._meta.app_label in EDITORIAL_APPS)
+        and (shown_to_readers(sender) or shown_to_readers(type(instance)))
         and not out_of_public_view(instance)
     ):
         bump_generation()
@@ -640,6 +648,7 @@ def editorial_tables():
         model._meta.db_table
         for app_label in EDITORIAL_APPS & apps.app_configs.keys()
         for model in apps.get_app_config(app_label).get_models(include_auto_created=True)
+        if shown_to_readers(model)
     )
 
 

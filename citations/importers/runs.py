@@ -29,6 +29,8 @@ MAX_UPLOAD_BYTES = getattr(settings, "IMPORT_MAX_UPLOAD_BYTES", 512 * 1024 * 102
 
 
 class ImportRun(models.Model):
+    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
+
     class State(models.TextChoices):
         CHECKING = "checking", "Dry run in progress"
         PREVIEWED = "previewed", "Dry run shown"
@@ -295,6 +297,8 @@ class ImportRun(models.Model):
 
 class ImportChunk(models.Model):
     """About CHUNK_CHARS characters of an import run's text, in order (`number` from 1)."""
+
+    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
 
     run = models.ForeignKey(ImportRun, on_delete=models.CASCADE, related_name="chunks")
     number = models.PositiveIntegerField()

@@ -48,6 +48,8 @@ class DraftRevisionQuerySet(models.QuerySet):
 
 
 class DraftRevision(models.Model):
+    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
+
     content_type = models.ForeignKey(ContentType, on_delete=models.CASCADE)
     object_id = models.CharField(max_length=64)
     item = GenericForeignKey("content_type", "object_id")

@@ -26,7 +26,7 @@ from django.apps import apps
 from django.conf import settings
 from django.core.cache import cache
 from django.db import DatabaseError, models, transaction
-from django.db.models import Min
+from django.db.models import F, Min
 from django.db.models.signals import post_save
 from django.dispatch import Signal, receiver
 from django.utils import timezone
@@ -42,6 +42,8 @@ schedule_came_due = Signal()
 
 class ScheduleSweep(models.Model):
     """Up to when scheduled publication changes have been handled (one row)."""
+
+    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
 
     swept_until = models.DateTimeField()
 
@@ -63,6 +65,22 @@ def due_window_q(since, until, prefix=""):
     appeared = models.Q(**{f"{prefix}published_at__gt": since, f"{prefix}published_at__lte": until})
     expired = models.Q(**{f"{prefix}unpublish_at__gt": since, f"{prefix}unpublish_at__lte": until})
     return published & (appeared | expired)
+
+
+def unannounced_changes(since, until):
+    """Whether a row appeared or expired in (since, until] that no save announced: one last
+    saved before that moment. A row saved at or after it (published or withdrawn at once, or
+    edited since) made the change with that save, which made the cached pages stale then."""
+    appeared = models.Q(
+        published_at__gt=since, published_at__lte=until, updated_at__lt=F("published_at")
+    )
+    expired = models.Q(
+        unpublish_at__gt=since, unpublish_at__lte=until, updated_at__lt=F("unpublish_at")
+    )
+    return any(
+        model._base_manager.filter(appeared | expired, status=Status.PUBLISHED).exists()
+        for model in publishable_models()
+    )
 
 
 def earliest_after(queryset, field, after):
@@ -189,8 +207,9 @@ def cap_at_next_scheduled_change(seconds):
 
 def handle_due_changes(now=None):
     """Handle the scheduled changes that came due since the last sweep: announce the window
-    (`schedule_came_due`) and make every cached page stale. Safe to run concurrently: the
-    sweep row is locked, and a window is handled once."""
+    (`schedule_came_due`) and make every cached page stale, unless every change in it was
+    made by a save (a row published at once is found by the look-up too). Safe to run
+    concurrently: the sweep row is locked, and a window is handled once."""
     from rlscaling.caching import bump_generation
 
     now = now or timezone.now()
@@ -206,7 +225,8 @@ def handle_due_changes(now=None):
             sweep.swept_until = now
             sweep.save(update_fields=["swept_until"])
     forget_next_scheduled_change()
-    bump_generation(withdrawal=True)  # an expiry takes items out of view
+    if since is None or unannounced_changes(since, now):
+        bump_generation(withdrawal=True)  # an expiry takes items out of view
 
 
 def handle_due_changes_if_any(remembered=MISSING):

@@ -19,6 +19,7 @@ from rlscaling.publishing.schedule import (
     handle_due_changes,
     next_scheduled_change,
     seconds_until_next_scheduled_change,
+    swept_until,
 )
 from tests.factories import CitationFactory, PaperFactory, ResearchNoteFactory
 from tests.helpers import at, text_of
@@ -206,3 +207,18 @@ def test_stored_citing_counts_follow_the_schedule_without_a_save(client):
     with at(now + 2 * HOUR + datetime.timedelta(seconds=1)):
         client.get("/api/v1/papers/")
         assert CitationCount.objects.get(paper=hub).total == 2
+
+
+def test_a_direct_publication_is_not_handled_again_as_a_scheduled_change(client):
+    """A note published now is announced by its own save (the cache's generation moves then).
+    When the remembered next change expires (every PAGE_CACHE_SECONDS), the look-up finds its
+    publication time after the last sweep and sweeps; that sweep made every cached page stale
+    a second time, as a withdrawal (no stale copy served: every warm page re-rendered by every
+    request until stored), minutes after any editor published anything."""
+    handle_due_changes(timezone.now() - datetime.timedelta(minutes=1))  # the last sweep
+    note = ResearchNoteFactory(title="Direct note", published_at=timezone.now())
+    forget_next_scheduled_change()  # as when the remembered value expires
+    generation = caching.current_generation()
+    assert "Direct note" in client.get("/notes/").content.decode()
+    assert caching.current_generation() == generation
+    assert swept_until() >= note.published_at  # swept all the same: the next look-up is short

@@ -249,3 +249,17 @@ def test_readers_and_anonymous_users_cannot_decide(edge, terms, client):
     assert client.get(url).status_code == 403
     suggestion.refresh_from_db()
     assert suggestion.status == "pending"
+
+
+def test_a_readers_suggestion_leaves_the_page_cache_alone(reader_client, client, edge, terms):
+    """Suggestions are shown to editors only: one sent by a reader used to make every cached
+    page stale (any anonymous visitor could empty the cache, a few times an hour each)."""
+    from rlscaling import caching
+
+    hub = edge.cited_paper.get_absolute_url()
+    client.get(hub)
+    assert client.get(hub)["X-Page-Cache"] == "hit"
+    generation = caching.current_generation()
+    assert suggest(reader_client, edge, suggested_role=terms["method"].pk).status_code == 302
+    assert caching.current_generation() == generation
+    assert client.get(hub)["X-Page-Cache"] == "hit"
