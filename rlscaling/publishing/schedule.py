@@ -58,27 +58,27 @@ def publishable_models():
     return [model for model in apps.get_models() if issubclass(model, Publishable)]
 
 
-def due_window_q(since, until, prefix=""):
+def due_window_q(since, until, prefix="", unannounced=False):
     """Rows (of a Publishable model, or across a relation with `prefix`) whose appearance or
-    expiry fell in (since, until]."""
+    expiry fell in (since, until]. `unannounced`: only those last saved before that moment; a
+    row saved at or after it (published or withdrawn at once, or edited since) made the change
+    with that save, which made the cached pages stale then."""
+
+    def fell_in_window(field):
+        moment = f"{prefix}{field}"
+        window = models.Q(**{f"{moment}__gt": since, f"{moment}__lte": until})
+        if unannounced:
+            window &= models.Q(**{f"{prefix}updated_at__lt": F(moment)})
+        return window
+
     published = models.Q(**{f"{prefix}status": Status.PUBLISHED})
-    appeared = models.Q(**{f"{prefix}published_at__gt": since, f"{prefix}published_at__lte": until})
-    expired = models.Q(**{f"{prefix}unpublish_at__gt": since, f"{prefix}unpublish_at__lte": until})
-    return published & (appeared | expired)
+    return published & (fell_in_window("published_at") | fell_in_window("unpublish_at"))
 
 
 def unannounced_changes(since, until):
-    """Whether a row appeared or expired in (since, until] that no save announced: one last
-    saved before that moment. A row saved at or after it (published or withdrawn at once, or
-    edited since) made the change with that save, which made the cached pages stale then."""
-    appeared = models.Q(
-        published_at__gt=since, published_at__lte=until, updated_at__lt=F("published_at")
-    )
-    expired = models.Q(
-        unpublish_at__gt=since, unpublish_at__lte=until, updated_at__lt=F("unpublish_at")
-    )
+    """Whether a row appeared or expired in (since, until] that no save announced."""
     return any(
-        model._base_manager.filter(appeared | expired, status=Status.PUBLISHED).exists()
+        model._base_manager.filter(due_window_q(since, until, unannounced=True)).exists()
         for model in publishable_models()
     )
 
