@@ -37,7 +37,7 @@ def layer_detail(request, slug):
         "notes": ResearchNote.objects.published().filter(layers=layer).prefetch_related("tags"),
         "page": paginate(
             request,
-            Paper.objects.published().filter(layers=layer).for_listing().newest_first(),
+            Paper.objects.published().filter(layers=layer).for_cards().newest_first(),
             LAYER_PAGE_SIZE,
             count=stored_count(PUBLIC, LAYER, layer.pk),
         ),

@@ -10,6 +10,7 @@ from django.db.models.functions import Lower, TruncQuarter
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
+from django.utils.functional import cached_property
 from simple_history.models import HistoricalRecords
 from taggit.models import ItemBase
 
@@ -206,6 +207,19 @@ class PaperQuerySet(PublishableQuerySet):
 
         return self.with_authors().prefetch_related(
             "tags", Prefetch("layers", queryset=Layer.objects.published())
+        )
+
+    def for_cards(self, foot=False):
+        """What a paper card shows (citations/includes/paper_item.html). With its foot: the tags
+        and the published research notes, prefetched into the lists `tag_list` and
+        `published_notes` (with `to_attr`, Django builds no queryset per paper to hold them)."""
+        if not foot:
+            return self
+        from notes.models import ResearchNote
+
+        return self.prefetch_related(
+            Prefetch("tags", to_attr="tag_list"),
+            Prefetch("notes", queryset=ResearchNote.objects.published(), to_attr="published_notes"),
         )
 
     def search(self, text):
@@ -425,6 +439,16 @@ class Paper(Publishable):
 
     def get_absolute_url(self):
         return reverse("citations:paper-detail", kwargs={"slug": self.slug})
+
+    @cached_property
+    def tag_list(self):
+        """The paper's tags, as a list (PaperQuerySet.for_cards() prefetches it)."""
+        return list(self.tags.all())
+
+    @cached_property
+    def published_notes(self):
+        """The published research notes on the paper (for_cards() prefetches them)."""
+        return list(self.notes.published())
 
     @property
     def known_publication_date(self):

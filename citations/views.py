@@ -32,9 +32,7 @@ def research_index(request):
     papers = Paper.objects.in_research_index()
     filterset = ResearchIndexFilter(
         request.GET or None,
-        queryset=papers.for_listing().prefetch_related(
-            Prefetch("notes", queryset=ResearchNote.objects.published())
-        ),
+        queryset=papers.for_cards(foot=True),
         request=request,
     )
     context = {

@@ -2,7 +2,7 @@
 research note (/notes/) and every public tag (/tags/), each sorted by `?sort=` and paginated."""
 
 from django import forms
-from django.db.models import F, Prefetch
+from django.db.models import F
 from django.db.models.functions import Lower
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
@@ -68,12 +68,7 @@ def browse(request, template_name, sorts, listing, per_page, context, count=None
 @require_safe
 def paper_list(request):
     """Every published paper, also those outside the research index, with its citing count."""
-    papers = (
-        Paper.objects.published()
-        .with_stored_counts()
-        .for_listing()
-        .prefetch_related(Prefetch("notes", queryset=ResearchNote.objects.published()))
-    )
+    papers = Paper.objects.published().with_stored_counts().for_cards(foot=True)
     if request.GET.get("sort") == "cited":
         papers = papers.counted()
     return browse(

@@ -1,0 +1,64 @@
+"""Lists of paper cards (the research index, /papers/, a tag's and a layer's page) load what a
+card shows and nothing else (issue 15: an uncached page's time went mostly to prefetching and
+to building a queryset per prefetched paper and relation). A card shows its tags and its
+published research notes where the list shows a card's foot; no list shows authors or layers."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tests.factories import LayerFactory, PaperFactory, ResearchNoteFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def cards():
+    layer = LayerFactory(slug="reward-layer", name="Reward layer")
+    papers = [PaperFactory(title=f"Card paper {n}") for n in range(3)]
+    for paper in papers:
+        paper.tags.add("grpo", "reward-models")
+        paper.layers.add(layer)
+        paper.authorships.create(author=author(f"Author of {paper.title}"), position=1)
+    ResearchNoteFactory(title="Published note").papers.add(papers[0])
+    ResearchNoteFactory(title="Draft note", draft=True).papers.add(papers[0])
+    return papers, layer
+
+
+def author(name):
+    from citations.models import Author
+
+    return Author.objects.create(name=name)
+
+
+def tables_read(client, url):
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+    assert response.status_code == 200, url
+    return response, [query["sql"] for query in queries.captured_queries]
+
+
+@pytest.mark.parametrize(
+    "url", ["/research/", "/papers/", "/tags/grpo/", "/bottlenecks/reward-layer/"]
+)
+def test_a_list_of_cards_reads_no_authors_and_no_layers_of_its_papers(client, cards, url):
+    response, queries = tables_read(client, url)
+    assert not [sql for sql in queries if "citations_authorship" in sql]
+    # The layer page filters its papers through the join table; no list reads papers' layers.
+    layers_of_papers = 'FROM "bottlenecks_layer" INNER JOIN "citations_paper_layers"'
+    assert not [sql for sql in queries if layers_of_papers in sql]
+    assert "Card paper 0" in response.content.decode()
+
+
+@pytest.mark.parametrize("url", ["/research/", "/papers/"])
+def test_a_card_foot_shows_the_tags_and_only_the_published_notes(client, cards, url):
+    html = client.get(url).content.decode()
+    assert 'href="/tags/grpo/"' in html and 'href="/tags/reward-models/"' in html
+    assert html.count("Read the research note") == 1
+
+
+@pytest.mark.parametrize("url", ["/tags/grpo/", "/bottlenecks/reward-layer/"])
+def test_a_card_without_its_foot_reads_no_tags_or_notes_of_its_papers(client, cards, url):
+    _, queries = tables_read(client, url)
+    assert not [sql for sql in queries if "notes_researchnote_papers" in sql]
+    assert not [sql for sql in queries if 'FROM "taggit_tag" INNER JOIN' in sql]
