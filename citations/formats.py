@@ -39,31 +39,52 @@ JSON_LD_CITATION_LIMIT = 200
 PAGE_JSON_LD_CITATION_LIMIT = 30
 
 
-def cito_terms(edge):
-    """The CiTO characterisations of one edge: its role's and its polarity's (cito:cites when
-    neither is known or mapped)."""
-    terms = [
-        table.get(term.slug)
-        for table, term in ((CITO_ROLES, edge.role), (CITO_POLARITIES, edge.polarity))
-        if term is not None
-    ]
+def cito_terms(role, polarity):
+    """The CiTO characterisations of one edge, from its role's and its polarity's slugs
+    (cito:cites when neither is known or mapped)."""
+    terms = [CITO_ROLES.get(role), CITO_POLARITIES.get(polarity)]
     return [term for term in terms if term] or [CITO_FALLBACK]
 
 
 def paper_url(paper):
-    return f"{settings.SITE_URL}{paper.get_absolute_url()}"
+    return page_url(paper.slug)
+
+
+def page_url(slug):
+    """The absolute URL of the paper page with this slug."""
+    from .models import Paper
+
+    return f"{settings.SITE_URL}{Paper.url_for_slug(slug)}"
+
+
+# What the JSON-LD says of one edge: read as values, not as model instances (a hub's block
+# lists up to 2 x JSON_LD_CITATION_LIMIT edges, each with two papers).
+EDGE_FIELDS = (
+    "citing_paper__slug",
+    "citing_paper__title",
+    "cited_paper__slug",
+    "cited_paper__title",
+    "role__slug",
+    "polarity__slug",
+)
 
 
 def json_ld_citation(edge):
-    """One edge as a CiTO citation: who cites whom, how, and the two papers' titles."""
-    citing, cited = edge.citing_paper, edge.cited_paper
-    data = {
+    """One edge (a dict of EDGE_FIELDS) as a CiTO citation: who cites whom, how, and the two
+    papers' titles."""
+    terms = cito_terms(edge["role__slug"], edge["polarity__slug"])
+    return {
         "@type": "cito:Citation",
-        "cito:hasCitingEntity": {"@id": paper_url(citing), "name": citing.title},
-        "cito:hasCitedEntity": {"@id": paper_url(cited), "name": cited.title},
-        "cito:hasCitationCharacterization": [{"@id": term} for term in cito_terms(edge)],
+        "cito:hasCitingEntity": {
+            "@id": page_url(edge["citing_paper__slug"]),
+            "name": edge["citing_paper__title"],
+        },
+        "cito:hasCitedEntity": {
+            "@id": page_url(edge["cited_paper__slug"]),
+            "name": edge["cited_paper__title"],
+        },
+        "cito:hasCitationCharacterization": [{"@id": term} for term in terms],
     }
-    return data
 
 
 def typed_citations(paper, limit=JSON_LD_CITATION_LIMIT):
@@ -71,18 +92,16 @@ def typed_citations(paper, limit=JSON_LD_CITATION_LIMIT):
     (one cito:Citation per edge), the CiTO properties from this paper to the papers it cites,
     and the reverse ones from its citing papers (`@reverse`)."""
     made = list(
-        paper.public_citations_made()
-        .select_related("citing_paper", "cited_paper", "role", "polarity")
-        .newest_first("cited_paper")[:limit]
+        paper.public_citations_made().newest_first("cited_paper").values(*EDGE_FIELDS)[:limit]
     )
-    received = list(paper.citing_citations().select_related("cited_paper")[:limit])
+    received = list(paper.citing_citations().values(*EDGE_FIELDS)[:limit])
     forward, reverse = {}, {}
     for edge in made:
-        for term in cito_terms(edge):
-            forward.setdefault(term, []).append({"@id": paper_url(edge.cited_paper)})
+        for term in cito_terms(edge["role__slug"], edge["polarity__slug"]):
+            forward.setdefault(term, []).append({"@id": page_url(edge["cited_paper__slug"])})
     for edge in received:
-        for term in cito_terms(edge):
-            reverse.setdefault(term, []).append({"@id": paper_url(edge.citing_paper)})
+        for term in cito_terms(edge["role__slug"], edge["polarity__slug"]):
+            reverse.setdefault(term, []).append({"@id": page_url(edge["citing_paper__slug"])})
     data = {"citation": [json_ld_citation(edge) for edge in made + received], **forward}
     if reverse:
         data["@reverse"] = reverse

@@ -438,7 +438,11 @@ class Paper(Publishable):
         self._loaded_cite_key_fields = fields
 
     def get_absolute_url(self):
-        return reverse("citations:paper-detail", kwargs={"slug": self.slug})
+        return self.url_for_slug(self.slug)
+
+    @staticmethod
+    def url_for_slug(slug):
+        return reverse("citations:paper-detail", kwargs={"slug": slug})
 
     @cached_property
     def tag_list(self):
