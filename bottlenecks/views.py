@@ -34,7 +34,7 @@ def layer_detail(request, slug):
     context = {
         "nav": "bottlenecks",
         "layer": layer,
-        "notes": ResearchNote.objects.published().filter(layers=layer).prefetch_related("tags"),
+        "notes": ResearchNote.objects.published().filter(layers=layer),
         "page": paginate(
             request,
             Paper.objects.published().filter(layers=layer).for_cards().newest_first(),

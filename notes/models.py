@@ -3,6 +3,7 @@ from urllib.parse import parse_qs, urlsplit
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.functional import cached_property
 from simple_history.models import HistoricalRecords
 from taggit.models import ItemBase
 
@@ -29,6 +30,19 @@ class ResearchNoteQuerySet(PublishableQuerySet):
     def featured(self):
         """The notes shown under "Recent evidence", newest first."""
         return self.published().filter(is_featured=True).order_by("-published_at")
+
+    def for_cards(self, papers=False):
+        """What a note card shows (notes/includes/note_item.html). With its papers: the published
+        ones, prefetched into the list `published_papers` (no queryset built per note)."""
+        if not papers:
+            return self
+        from citations.models import Paper
+
+        return self.prefetch_related(
+            models.Prefetch(
+                "papers", queryset=Paper.objects.published(), to_attr="published_papers"
+            )
+        )
 
     def for_display(self):
         """Figures, tags, and the published papers and layers prefetched, for notes and cards."""
@@ -96,6 +110,12 @@ class ResearchNote(Publishable):
 
     def get_absolute_url(self):
         return reverse("notes:note-detail", kwargs={"slug": self.slug})
+
+    @cached_property
+    def published_papers(self):
+        """The published papers the note is on (ResearchNoteQuerySet.for_cards() prefetches
+        them)."""
+        return list(self.papers.published())
 
     def publishing_errors(self, relations=None):
         errors = {}

@@ -87,7 +87,7 @@ def paper_list(request):
 @require_safe
 def note_list(request):
     """Every published research note, with the published papers it covers."""
-    notes = ResearchNote.objects.published().for_display()
+    notes = ResearchNote.objects.published().for_cards(papers=True)
     return browse(
         request,
         "browse/notes.html",

@@ -62,3 +62,34 @@ def test_a_card_without_its_foot_reads_no_tags_or_notes_of_its_papers(client, ca
     _, queries = tables_read(client, url)
     assert not [sql for sql in queries if "notes_researchnote_papers" in sql]
     assert not [sql for sql in queries if 'FROM "taggit_tag" INNER JOIN' in sql]
+
+
+NOTE_TAGS = 'FROM "rlscaling_tag" INNER JOIN "notes_taggednote"'  # the notes' tags, prefetched
+
+
+@pytest.fixture
+def note_cards(cards):
+    papers, layer = cards
+    notes = [ResearchNoteFactory(title=f"Card note {n}") for n in range(3)]
+    for note in notes:
+        note.tags.add("grpo")
+        note.layers.add(layer)
+        note.papers.add(papers[1], PaperFactory(title="Draft paper", draft=True))
+    return notes
+
+
+def test_the_notes_list_reads_only_the_published_papers_of_its_cards(client, note_cards):
+    response, queries = tables_read(client, "/notes/")
+    html = response.content.decode()
+    assert html.count("Card paper 1") == 3 and "Draft paper" not in html
+    assert not [sql for sql in queries if "notes_reportedfigure" in sql]
+    assert not [sql for sql in queries if NOTE_TAGS in sql]
+    assert not [sql for sql in queries if 'FROM "bottlenecks_layer"' in sql]
+
+
+@pytest.mark.parametrize("url", ["/tags/grpo/", "/bottlenecks/reward-layer/"])
+def test_a_note_card_without_its_papers_reads_nothing_more(client, note_cards, url):
+    response, queries = tables_read(client, url)
+    assert "Card note 0" in response.content.decode()
+    assert not [sql for sql in queries if NOTE_TAGS in sql]
+    assert not [sql for sql in queries if "notes_researchnote_papers" in sql]
