@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import Case, IntegerField, Prefetch, Q, Value, When
 from django.db.models.functions import TruncQuarter
 from django.urls import reverse
+from django.utils.functional import cached_property
 from simple_history.models import HistoricalRecords
 
 from rlscaling.publishing import Publishable, PublishableQuerySet
@@ -78,7 +79,8 @@ class ClaimQuerySet(PublishableQuerySet):
         )
 
     def for_display(self):
-        """Published claims in evidence order, with what a claim card shows prefetched."""
+        """Published claims in evidence order, with what a claim card shows prefetched into
+        lists (to_attr: no queryset is built per claim to hold them)."""
         from citations.models import Citation, Paper
 
         return (
@@ -86,10 +88,15 @@ class ClaimQuerySet(PublishableQuerySet):
             .by_evidence()
             .select_related("superseded_by")
             .prefetch_related(
-                Prefetch("papers", queryset=Paper.objects.published().only("slug", "title")),
+                Prefetch(
+                    "papers",
+                    queryset=Paper.objects.published().only("slug", "title"),
+                    to_attr="published_papers",
+                ),
                 Prefetch(
                     "contrasting_citations",
                     queryset=Citation.objects.public().select_related("citing_paper"),
+                    to_attr="public_contrasting_citations",
                 ),
             )
         )
@@ -187,6 +194,16 @@ class Claim(Publishable):
 
     def get_absolute_url(self):
         return f"{reverse('evidence:claims')}#claim-{self.slug}"
+
+    @cached_property
+    def published_papers(self):
+        """The published papers the claim is from (for_display() prefetches them)."""
+        return list(self.papers.published())
+
+    @cached_property
+    def public_contrasting_citations(self):
+        """The public citations that contest the claim (for_display() prefetches them)."""
+        return list(self.contrasting_citations.public().select_related("citing_paper"))
 
     def clean(self):
         super().clean()
