@@ -101,6 +101,12 @@ def facet_counts(scope):
     return found
 
 
+def stored_years(scope):
+    """The years with a counted paper in this scope, newest first (no undated 0)."""
+    rows = PaperFacetCount.objects.filter(scope=scope, dimension=YEAR, value__gt=0, count__gt=0)
+    return list(rows.order_by("-value").values_list("value", flat=True))
+
+
 def stored_count(scope, dimension, value=0):
     """One stored count (0 when none is stored)."""
     rows = PaperFacetCount.objects.filter(scope=scope, dimension=dimension, value=value)

@@ -1,33 +1,14 @@
 from django import forms
-from django.db.models import Exists, Max, Min
 
-from citations.models import Paper
-from rlscaling.caching import cached_by_generation
+from citations.facet_counts import PUBLIC, stored_years
 
 from .engine import KIND_CHOICES
 
 
 def years_with_papers():
-    """The years in which a published paper appeared, newest first (once per content
-    generation)."""
-
-    def compute():
-        papers = Paper.objects.published().filter(publication_date__isnull=False)
-        span = papers.aggregate(first=Min("publication_date"), last=Max("publication_date"))
-        if span["first"] is None:
-            return []
-        years = range(span["last"].year, span["first"].year - 1, -1)
-        # One EXISTS per year between the first and the last, each a short range scan of the
-        # publication_date index that stops at the year's first published paper, rather than a
-        # DISTINCT over every paper. Uncorrelated, they are evaluated once, whatever row the
-        # one-row query reads.
-        in_year = {
-            f"year_{year}": Exists(papers.filter(publication_date__year=year)) for year in years
-        }
-        found = Paper.objects.order_by().annotate(**in_year).values(*in_year)[:1].get()
-        return [year for year in years if found[f"year_{year}"]]
-
-    return cached_by_generation("search:paper-years", compute)
+    """The years in which a published paper appeared, newest first: read from the stored
+    counts (citations/facet_counts.py, scope "public", any date precision; 0 is undated)."""
+    return stored_years(PUBLIC)
 
 
 class SearchForm(forms.Form):

@@ -7,6 +7,7 @@ import datetime
 import pytest
 from django.core.cache import cache
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from citations.models import Paper
 from search import engine
@@ -102,6 +103,21 @@ def test_the_year_filter_offers_the_years_of_public_papers_and_follows_publicati
     Paper.objects.filter(publication_date__year=2023).unpublish()
     cache.clear()
     assert years_with_papers() == [2021, 2019]
+
+
+def test_the_year_filter_reads_the_stored_year_counts_not_the_papers(client, db):
+    PaperFactory(publication_date=datetime.date(2019, 3, 1))
+    draft = PaperFactory(publication_date=datetime.date(2021, 1, 1), draft=True)
+    Paper.objects.filter(pk=draft.pk).publish()  # no cache to clear: the counts move with it
+    with CaptureQueriesContext(connection) as queries:
+        html = client.get("/search/").content.decode()
+    assert '<option value="2021">2021</option>' in html
+    assert '<option value="2019">2019</option>' in html
+    # Not the papers' date span and one EXISTS per year over the paper table.
+    spans = [
+        query for query in queries if 'MIN("citations_paper"."publication_date")' in query["sql"]
+    ]
+    assert not spans
 
 
 def test_no_published_paper_no_years(db):
