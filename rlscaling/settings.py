@@ -108,7 +108,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # PostgreSQL: anonymous requests run under ANONYMOUS_STATEMENT_TIMEOUT_MS (below).
+    # PostgreSQL: anonymous requests run under ANONYMOUS_STATEMENT_TIMEOUT_MS and
+    # ANONYMOUS_PARALLEL_WORKERS (below).
     "rlscaling.statement_timeout.AnonymousStatementTimeoutMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -151,6 +152,11 @@ DATABASES = {
 # The longest one SQL statement of an anonymous request may run on PostgreSQL before it is
 # cancelled (a 503); 0 turns it off. Editors' requests keep the server's default.
 ANONYMOUS_STATEMENT_TIMEOUT_MS = int(os.environ.get("ANONYMOUS_STATEMENT_TIMEOUT_MS", "3000"))
+# PostgreSQL's max_parallel_workers_per_gather for anonymous requests: 0, because starting a
+# parallel plan's workers costs more than the few rows a page reads, and under load they take
+# CPUs from other requests. Empty: the server's default (editors always keep it).
+_parallel_workers = os.environ.get("ANONYMOUS_PARALLEL_WORKERS", "0").strip()
+ANONYMOUS_PARALLEL_WORKERS = int(_parallel_workers) if _parallel_workers else None
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 3

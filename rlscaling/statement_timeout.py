@@ -1,13 +1,19 @@
-"""A PostgreSQL statement timeout for anonymous requests (issue 15): no reader's request can
-tie up a worker and a database backend for seconds. Editors keep the server's default (admin
-changelists and bulk actions at 1M rows may legitimately take longer).
+"""PostgreSQL session limits for anonymous requests (issue 15): no reader's request can tie up
+a worker and a database backend for seconds, nor take CPUs from the other requests. Editors
+keep the server's defaults (admin changelists and bulk actions at 1M rows may legitimately
+take longer, and use parallel workers).
 
-The timeout is set on the connection (`SET statement_timeout`), just before a request's first
-statement, only when it changes between an anonymous and an editor request on the same
-persistent connection, so a worker serving readers pays one extra query per connection, not per
-request, and a request that needs no database (a cached page, an outage answer) opens none.
-A statement cut off raises OperationalError, which DatabaseUnavailableMiddleware answers with a
-503 and Retry-After."""
+- `statement_timeout`: ANONYMOUS_STATEMENT_TIMEOUT_MS (0: the server's default). A statement
+  cut off raises OperationalError, which DatabaseUnavailableMiddleware answers with a 503 and
+  Retry-After.
+- `max_parallel_workers_per_gather`: ANONYMOUS_PARALLEL_WORKERS (None: the server's default).
+  Starting a parallel plan's workers costs milliseconds, more than the few rows a reader's page
+  reads, and on a busy server the workers only take CPUs from other requests.
+
+The limits are set on the connection, just before a request's first statement, only when they
+change between an anonymous and an editor request on the same persistent connection, so a
+worker serving readers pays one extra query per connection, not per request, and a request
+that needs no database (a cached page, an outage answer) opens none."""
 
 from functools import partial
 
@@ -17,14 +23,24 @@ from django.db.backends.signals import connection_created
 from django.dispatch import receiver
 
 STATE = "_rlscaling_statement_timeout"
-DEFAULT = "default"
+SETTINGS = ("statement_timeout", "max_parallel_workers_per_gather")
+DEFAULT = (None, None)  # the server's defaults, as a new session starts
 # Health checks make their own database calls and must answer for themselves while it is down.
 HEALTH_CHECKS = ("/healthz", "/readyz")
 
 
 @receiver(connection_created)
 def fresh_connection(sender, connection, **kwargs):
-    setattr(connection, STATE, DEFAULT)  # a new session starts at the server's default
+    setattr(connection, STATE, DEFAULT)
+
+
+def anonymous_limits():
+    timeout = settings.ANONYMOUS_STATEMENT_TIMEOUT_MS
+    workers = settings.ANONYMOUS_PARALLEL_WORKERS
+    return (
+        f"{int(timeout)}ms" if timeout else None,
+        None if workers is None else str(int(workers)),
+    )
 
 
 class AnonymousStatementTimeoutMiddleware:
@@ -32,10 +48,9 @@ class AnonymousStatementTimeoutMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        timeout = settings.ANONYMOUS_STATEMENT_TIMEOUT_MS
-        if not timeout or connection.vendor != "postgresql" or request.path in HEALTH_CHECKS:
+        if connection.vendor != "postgresql" or request.path in HEALTH_CHECKS:
             return self.get_response(request)
-        wanted = DEFAULT if request.user.is_authenticated else int(timeout)
+        wanted = DEFAULT if request.user.is_authenticated else anonymous_limits()
         # Set just before the request's first statement: a request that needs no database
         # (a cached page, an outage answer) never opens a connection for it.
         with connection.execute_wrapper(partial(set_before_first_statement, wanted)):
@@ -47,12 +62,11 @@ def set_before_first_statement(wanted, execute, sql, params, many, context):
         setattr(connection, STATE, wanted)  # the SET below passes through here too
         try:
             with connection.cursor() as cursor:
-                if wanted == DEFAULT:
-                    cursor.execute("SET statement_timeout TO DEFAULT")
-                else:
-                    cursor.execute(
-                        "SELECT set_config('statement_timeout', %s, false)", [f"{wanted}ms"]
-                    )
+                # set_config(name, NULL, false) resets the setting to the server's default.
+                cursor.execute(
+                    "SELECT " + ", ".join(f"set_config('{name}', %s, false)" for name in SETTINGS),
+                    list(wanted),
+                )
         except Exception:
             setattr(connection, STATE, None)
             raise

@@ -51,3 +51,33 @@ def test_a_request_without_a_statement_opens_no_connection(settings, rf):
     request.user = AnonymousUser()
     AnonymousStatementTimeoutMiddleware(lambda request: None)(request)
     assert getattr(connection, STATE) is None
+
+
+def current_parallel_workers():
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW max_parallel_workers_per_gather")
+        return cursor.fetchone()[0]
+
+
+def test_anonymous_requests_run_without_parallel_workers_and_editors_with_the_default(
+    editor_client, settings
+):
+    """A parallel plan's workers cost milliseconds to start, more than the few rows a reader's
+    page reads (6 ms for a hub's 3 representative edges at 1M), and take CPUs from the other
+    requests; editors' long admin queries keep them."""
+    settings.ANONYMOUS_PARALLEL_WORKERS = 0
+    setattr(connection, STATE, None)
+    default = current_parallel_workers()
+    assert default != "0"
+    assert Client().get("/research/").status_code == 200
+    assert current_parallel_workers() == "0"
+    assert editor_client.get("/research/").status_code == 200
+    assert current_parallel_workers() == default
+
+
+def test_the_parallel_workers_can_be_left_to_the_server(settings):
+    settings.ANONYMOUS_PARALLEL_WORKERS = None
+    setattr(connection, STATE, None)
+    default = current_parallel_workers()
+    assert Client().get("/research/").status_code == 200
+    assert current_parallel_workers() == default
