@@ -5,6 +5,7 @@ Every export of a paper names it by the same cite key (`cite_key`; its stored ba
 citations/cite_keys.py), unique across the site, so files exported from different pages combine
 without duplicate keys."""
 
+import functools
 import re
 
 import bibtexparser
@@ -69,18 +70,19 @@ EDGE_FIELDS = (
 )
 
 
-def json_ld_citation(edge):
+def json_ld_citation(edge, url=None):
     """One edge (a dict of EDGE_FIELDS) as a CiTO citation: who cites whom, how, and the two
-    papers' titles."""
+    papers' titles. `url`: page_url, or a memo of it."""
+    url = url or page_url
     terms = cito_terms(edge["role__slug"], edge["polarity__slug"])
     return {
         "@type": "cito:Citation",
         "cito:hasCitingEntity": {
-            "@id": page_url(edge["citing_paper__slug"]),
+            "@id": url(edge["citing_paper__slug"]),
             "name": edge["citing_paper__title"],
         },
         "cito:hasCitedEntity": {
-            "@id": page_url(edge["cited_paper__slug"]),
+            "@id": url(edge["cited_paper__slug"]),
             "name": edge["cited_paper__title"],
         },
         "cito:hasCitationCharacterization": [{"@id": term} for term in terms],
@@ -95,14 +97,15 @@ def typed_citations(paper, limit=JSON_LD_CITATION_LIMIT):
         paper.public_citations_made().newest_first("cited_paper").values(*EDGE_FIELDS)[:limit]
     )
     received = list(paper.citing_citations().values(*EDGE_FIELDS)[:limit])
+    url = functools.cache(page_url)  # the paper itself is on one end of every edge
     forward, reverse = {}, {}
     for edge in made:
         for term in cito_terms(edge["role__slug"], edge["polarity__slug"]):
-            forward.setdefault(term, []).append({"@id": page_url(edge["cited_paper__slug"])})
+            forward.setdefault(term, []).append({"@id": url(edge["cited_paper__slug"])})
     for edge in received:
         for term in cito_terms(edge["role__slug"], edge["polarity__slug"]):
-            reverse.setdefault(term, []).append({"@id": page_url(edge["citing_paper__slug"])})
-    data = {"citation": [json_ld_citation(edge) for edge in made + received], **forward}
+            reverse.setdefault(term, []).append({"@id": url(edge["citing_paper__slug"])})
+    data = {"citation": [json_ld_citation(edge, url) for edge in made + received], **forward}
     if reverse:
         data["@reverse"] = reverse
     return data
