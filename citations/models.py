@@ -202,7 +202,8 @@ class PaperQuerySet(PublishableQuerySet):
         return self.filter(citation_count__isnull=False)
 
     def for_listing(self):
-        """Authors, tags and published layers prefetched, for lists of paper cards."""
+        """Authors, tags and published layers prefetched: what the API shows of each paper in a
+        list (pages show cards: for_cards())."""
         from bottlenecks.models import Layer
 
         return self.with_authors().prefetch_related(
