@@ -110,7 +110,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # PostgreSQL: anonymous requests run under ANONYMOUS_STATEMENT_TIMEOUT_MS and
     # ANONYMOUS_PARALLEL_WORKERS (below).
-    "rlscaling.statement_timeout.AnonymousStatementTimeoutMiddleware",
+    "rlscaling.session_limits.AnonymousSessionLimitsMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",

@@ -22,7 +22,7 @@ from django.db import connection
 from django.db.backends.signals import connection_created
 from django.dispatch import receiver
 
-STATE = "_rlscaling_statement_timeout"
+STATE = "_rlscaling_session_limits"
 SETTINGS = ("statement_timeout", "max_parallel_workers_per_gather")
 DEFAULT = (None, None)  # the server's defaults, as a new session starts
 # Health checks make their own database calls and must answer for themselves while it is down.
@@ -43,7 +43,7 @@ def anonymous_limits():
     )
 
 
-class AnonymousStatementTimeoutMiddleware:
+class AnonymousSessionLimitsMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
 

@@ -1,11 +1,12 @@
-"""Anonymous requests run under a PostgreSQL statement timeout; editors keep the default."""
+"""Anonymous requests run under PostgreSQL session limits (a statement timeout, no parallel
+workers); editors keep the defaults."""
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
 from django.db import OperationalError, connection, transaction
 from django.test import Client
 
-from rlscaling.statement_timeout import STATE, AnonymousStatementTimeoutMiddleware
+from rlscaling.session_limits import STATE, AnonymousSessionLimitsMiddleware
 
 pytestmark = [
     pytest.mark.django_db,
@@ -40,7 +41,7 @@ def test_a_statement_over_an_anonymous_timeout_is_cancelled(settings, rf):
     request = rf.get("/research/")
     request.user = AnonymousUser()
     with pytest.raises(OperationalError, match="statement timeout"), transaction.atomic():
-        AnonymousStatementTimeoutMiddleware(slow_view)(request)
+        AnonymousSessionLimitsMiddleware(slow_view)(request)
 
 
 def test_a_request_without_a_statement_opens_no_connection(settings, rf):
@@ -49,7 +50,7 @@ def test_a_request_without_a_statement_opens_no_connection(settings, rf):
     setattr(connection, STATE, None)
     request = rf.get("/research/")
     request.user = AnonymousUser()
-    AnonymousStatementTimeoutMiddleware(lambda request: None)(request)
+    AnonymousSessionLimitsMiddleware(lambda request: None)(request)
     assert getattr(connection, STATE) is None
 
 
