@@ -70,11 +70,9 @@ EDGE_FIELDS = (
 )
 
 
-def json_ld_citation(edge, url=None):
-    """One edge (a dict of EDGE_FIELDS) as a CiTO citation: who cites whom, how, and the two
-    papers' titles. `url`: page_url, or a memo of it."""
-    url = url or page_url
-    terms = cito_terms(edge["role__slug"], edge["polarity__slug"])
+def json_ld_citation(edge, terms, url):
+    """One edge (a dict of EDGE_FIELDS) as a CiTO citation: who cites whom, how (its CiTO
+    `terms`), and the two papers' titles; `url` makes a page URL of a slug."""
     return {
         "@type": "cito:Citation",
         "cito:hasCitingEntity": {
@@ -98,14 +96,17 @@ def typed_citations(paper, limit=JSON_LD_CITATION_LIMIT):
     )
     received = list(paper.citing_citations().values(*EDGE_FIELDS)[:limit])
     url = functools.cache(page_url)  # the paper itself is on one end of every edge
-    forward, reverse = {}, {}
-    for edge in made:
-        for term in cito_terms(edge["role__slug"], edge["polarity__slug"]):
-            forward.setdefault(term, []).append({"@id": url(edge["cited_paper__slug"])})
-    for edge in received:
-        for term in cito_terms(edge["role__slug"], edge["polarity__slug"]):
-            reverse.setdefault(term, []).append({"@id": url(edge["citing_paper__slug"])})
-    data = {"citation": [json_ld_citation(edge, url) for edge in made + received], **forward}
+    citations, forward, reverse = [], {}, {}
+    for edges, properties, far_end in (
+        (made, forward, "cited_paper__slug"),
+        (received, reverse, "citing_paper__slug"),
+    ):
+        for edge in edges:
+            terms = cito_terms(edge["role__slug"], edge["polarity__slug"])
+            citations.append(json_ld_citation(edge, terms, url))
+            for term in terms:
+                properties.setdefault(term, []).append({"@id": url(edge[far_end])})
+    data = {"citation": citations, **forward}
     if reverse:
         data["@reverse"] = reverse
     return data
