@@ -116,14 +116,18 @@ def test_most_cited_lists_every_published_paper_once_uncited_ones_too(client):
     assert page.paginator.count == 3
 
 
-def test_the_papers_page_counts_without_joining_the_stored_counts(client):
+def test_the_papers_page_total_is_the_stored_count_not_a_count_of_the_paper_table(client):
+    """An index-only COUNT over every published paper took 10-13 ms at 100k papers; the
+    stored total (citations/facet_counts.py) is one row, whatever the corpus size."""
     some_papers()
     for sort in ("newest", "title", "cited"):
         with CaptureQueriesContext(connection) as queries:
-            assert client.get("/papers/", {"sort": sort}).status_code == 200
+            response = client.get("/papers/", {"sort": sort})
+        assert response.status_code == 200
+        assert response.context["page"].paginator.count == 3
+        assert "3 papers" in response.content.decode()
         counts = [q["sql"] for q in queries.captured_queries if "COUNT(" in q["sql"]]
-        assert len(counts) == 1 and "JOIN" not in counts[0], counts
-        assert Paper.objects.published().count() == 3
+        assert counts == [], counts
 
 
 # Identifier lookups: exact matches on the unique indexes, never UPPER() or a join over every
