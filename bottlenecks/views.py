@@ -37,7 +37,7 @@ def layer_detail(request, slug):
         "notes": ResearchNote.objects.published().filter(layers=layer),
         "page": paginate(
             request,
-            Paper.objects.published().filter(layers=layer).for_cards().newest_first(),
+            Paper.objects.published().filter(layers=layer).newest_first(),
             LAYER_PAGE_SIZE,
             count=stored_count(PUBLIC, LAYER, layer.pk),
         ),

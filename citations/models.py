@@ -211,17 +211,8 @@ class PaperQuerySet(PublishableQuerySet):
         )
 
     def for_cards(self, foot=False):
-        """What a paper card shows (citations/includes/paper_item.html). With its foot: the tags
-        and the published research notes, prefetched into the lists `tag_list` and
-        `published_notes` (with `to_attr`, Django builds no queryset per paper to hold them)."""
-        if not foot:
-            return self
-        from notes.models import ResearchNote
-
-        return self.prefetch_related(
-            Prefetch("tags", to_attr="tag_list"),
-            Prefetch("notes", queryset=ResearchNote.objects.published(), to_attr="published_notes"),
-        )
+        """What a paper card shows (citations/includes/paper_item.html), prefetched."""
+        return self.prefetch_related(*self.model.card_prefetches(show_foot=foot))
 
     def search(self, text):
         """Papers matching `text`: full-text search ranked by relevance on PostgreSQL
@@ -440,6 +431,21 @@ class Paper(Publishable):
 
     def get_absolute_url(self):
         return self.url_for_slug(self.slug)
+
+    @staticmethod
+    def card_prefetches(show_foot=False, **options):
+        """What a paper card (citations/includes/paper_item.html) shows beyond the paper's row.
+        With its foot: the tags and the published research notes, into the lists `tag_list`
+        and `published_notes` (with `to_attr`, Django builds no queryset per paper to hold
+        them)."""
+        if not show_foot:
+            return []
+        from notes.models import ResearchNote
+
+        return [
+            Prefetch("tags", to_attr="tag_list"),
+            Prefetch("notes", queryset=ResearchNote.objects.published(), to_attr="published_notes"),
+        ]
 
     @staticmethod
     def url_for_slug(slug):

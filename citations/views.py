@@ -32,7 +32,7 @@ def research_index(request):
     papers = Paper.objects.in_research_index()
     filterset = ResearchIndexFilter(
         request.GET or None,
-        queryset=papers.for_cards(foot=True),
+        queryset=papers,
         request=request,
     )
     context = {

@@ -32,17 +32,8 @@ class ResearchNoteQuerySet(PublishableQuerySet):
         return self.published().filter(is_featured=True).order_by("-published_at")
 
     def for_cards(self, papers=False):
-        """What a note card shows (notes/includes/note_item.html). With its papers: the published
-        ones, prefetched into the list `published_papers` (no queryset built per note)."""
-        if not papers:
-            return self
-        from citations.models import Paper
-
-        return self.prefetch_related(
-            models.Prefetch(
-                "papers", queryset=Paper.objects.published(), to_attr="published_papers"
-            )
-        )
+        """What a note card shows (notes/includes/note_item.html), prefetched."""
+        return self.prefetch_related(*self.model.card_prefetches(show_papers=papers))
 
     def for_display(self):
         """Figures, tags, and the published papers and layers prefetched, for notes and cards."""
@@ -107,6 +98,21 @@ class ResearchNote(Publishable):
 
     def __str__(self):
         return self.title
+
+    @staticmethod
+    def card_prefetches(show_papers=False, **options):
+        """What a note card (notes/includes/note_item.html) shows beyond the note's row. With
+        its papers: the published ones, into the list `published_papers` (no queryset built
+        per note)."""
+        if not show_papers:
+            return []
+        from citations.models import Paper
+
+        return [
+            models.Prefetch(
+                "papers", queryset=Paper.objects.published(), to_attr="published_papers"
+            )
+        ]
 
     def get_absolute_url(self):
         return reverse("notes:note-detail", kwargs={"slug": self.slug})

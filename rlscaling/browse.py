@@ -71,7 +71,7 @@ def browse(request, template_name, sorts, listing, per_page, context, count=None
 @require_safe
 def paper_list(request):
     """Every published paper, also those outside the research index, with its citing count."""
-    papers = Paper.objects.published().with_stored_counts().for_cards(foot=True)
+    papers = Paper.objects.published().with_stored_counts()
     if request.GET.get("sort") == "cited":
         papers = papers.counted()
     return browse(
@@ -90,7 +90,7 @@ def paper_list(request):
 @require_safe
 def note_list(request):
     """Every published research note, with the published papers it covers."""
-    notes = ResearchNote.objects.published().for_cards(papers=True)
+    notes = ResearchNote.objects.published()
     return browse(
         request,
         "browse/notes.html",

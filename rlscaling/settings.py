@@ -196,6 +196,8 @@ PAGE_CACHE_STORES_PER_MINUTE = int(os.environ.get("PAGE_CACHE_STORES_PER_MINUTE"
 # re-renders stale pages PAGE_CACHE_REBUILD_SLOTS at a time (rlscaling/caching.py; 0: never).
 PAGE_CACHE_STALE_SECONDS = int(os.environ.get("PAGE_CACHE_STALE_SECONDS", "30"))
 PAGE_CACHE_REBUILD_SLOTS = int(os.environ.get("PAGE_CACHE_REBUILD_SLOTS", "1"))
+# Paper and note cards in lists, kept under the same generation (rlscaling/fragments.py).
+FRAGMENT_CACHE_SECONDS = int(os.environ.get("FRAGMENT_CACHE_SECONDS", "300"))
 # Readers' correction suggestions (citations/corrections_views.py): sends per client address
 # and hour, and the least time between showing the form and sending it (robots are quicker).
 CORRECTION_SUGGESTIONS_PER_HOUR = 5

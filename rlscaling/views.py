@@ -85,7 +85,7 @@ def guide_sections(sections, context):
 def tag_detail(request, slug):
     """Published papers and notes with one tag; a tag none of them carries is a 404."""
     tag = get_object_or_404(public_tags(), slug=slug)
-    papers = Paper.objects.published().filter(tags=tag).for_cards().newest_first()
+    papers = Paper.objects.published().filter(tags=tag).newest_first()
     notes = list(ResearchNote.objects.published().filter(tags=tag))
     page = paginate(request, papers, TAG_PAGE_SIZE, count=tag.public_paper_count)
     return render(request, "tag_detail.html", {"tag": tag, "notes": notes, "page": page})
