@@ -121,6 +121,8 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "rlscaling.urls"
+# Widgets rendered once per distinct widget and process (rlscaling/form_rendering.py).
+FORM_RENDERER = "rlscaling.form_rendering.MemoizedWidgetRenderer"
 
 TEMPLATES = [
     {
