@@ -9,6 +9,7 @@ from django.db import models
 from django.db.models import Case, IntegerField, Prefetch, Q, Value, When
 from django.db.models.functions import TruncQuarter
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.functional import cached_property
 from simple_history.models import HistoricalRecords
 
@@ -81,24 +82,11 @@ class ClaimQuerySet(PublishableQuerySet):
     def for_display(self):
         """Published claims in evidence order, with what a claim card shows prefetched into
         lists (to_attr: no queryset is built per claim to hold them)."""
-        from citations.models import Citation, Paper
-
         return (
             self.published()
             .by_evidence()
             .select_related("superseded_by")
-            .prefetch_related(
-                Prefetch(
-                    "papers",
-                    queryset=Paper.objects.published().only("slug", "title"),
-                    to_attr="published_papers",
-                ),
-                Prefetch(
-                    "contrasting_citations",
-                    queryset=Citation.objects.public().select_related("citing_paper"),
-                    to_attr="public_contrasting_citations",
-                ),
-            )
+            .prefetch_related(*self.model.card_prefetches())
         )
 
     def for_api(self):
@@ -195,6 +183,26 @@ class Claim(Publishable):
     def get_absolute_url(self):
         return f"{reverse('evidence:claims')}#claim-{self.slug}"
 
+    @staticmethod
+    def card_prefetches(**options):
+        """What a claim card (bottlenecks/includes/claim.html) shows beyond the claim's row,
+        into lists (to_attr: no queryset is built per claim to hold them)."""
+        from citations.models import Citation, Paper
+
+        return [
+            "superseded_by",
+            Prefetch(
+                "papers",
+                queryset=Paper.objects.published().only("slug", "title"),
+                to_attr="published_papers",
+            ),
+            Prefetch(
+                "contrasting_citations",
+                queryset=Citation.objects.public().select_related("citing_paper"),
+                to_attr="public_contrasting_citations",
+            ),
+        ]
+
     @cached_property
     def published_papers(self):
         """The published papers the claim is from (for_display() prefetches them)."""
@@ -229,7 +237,7 @@ class Claim(Publishable):
 
     @property
     def is_review_overdue(self):
-        return bool(self.review_due and self.review_due < datetime.date.today())
+        return bool(self.review_due and self.review_due < timezone.localdate())
 
 
 class FailureSignal(Publishable):

@@ -5,6 +5,7 @@ from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_safe
 
 from rlscaling.caching import reads_query
@@ -25,7 +26,7 @@ DIAGNOSE_TEMPLATES = {
 @require_safe
 def claim_list(request):
     """Every published claim by evidence status, optionally for one layer or one status."""
-    claims = Claim.objects.for_display()
+    claims = Claim.objects.published().by_evidence()  # the cards load what they show
     layers = Layer.objects.published()
     layer_slug, status = request.GET.get("layer", ""), request.GET.get("status", "")
     errors = []
@@ -44,6 +45,7 @@ def claim_list(request):
         "layers": layers,
         "statuses": EvidenceStatus.choices,
         "selected": {"layer": layer_slug, "status": status},
+        "today": timezone.localdate(),  # a card says whether its review is overdue
     }
     return render(request, "bottlenecks/claim_list.html", context, status=400 if errors else 200)
 

@@ -1,5 +1,5 @@
-"""Cards (a paper or a research note in a list) rendered once per content generation and shared
-by every page, process and server that lists them (issue 15).
+"""Cards (a paper, a research note or a claim in a list) rendered once per content generation
+and shared by every page, process and server that lists them (issue 15).
 
 A page the page cache does not answer (another filter or page number, a reader with a session
 cookie, an entry past PAGE_CACHE_SECONDS) spent most of its time rendering its cards and

@@ -149,3 +149,43 @@ def test_an_edited_card_template_or_one_it_includes_is_a_new_card(papers, monkey
     included = get_template("citations/includes/publication_date.html").template
     monkeypatch.setattr(included, "source", included.source + "{# edited #}")
     assert set(card_keys(papers, card, {})).isdisjoint(before)
+
+
+@pytest.fixture
+def claims():
+    from bottlenecks.evidence import EvidenceStatus
+    from tests.factories import ClaimFactory
+
+    source = PaperFactory(title="Claim source")
+    claims = [
+        ClaimFactory(statement=f"Claim {n}", evidence_status=EvidenceStatus.REPORTED)
+        for n in range(3)
+    ]
+    for claim in claims:
+        claim.papers.add(source)
+    return claims
+
+
+def test_the_claims_page_shares_its_claim_cards_across_its_filters(client, claims):
+    get(client, "/claims/")
+    html, queries = get(client, "/claims/?status=reported")
+    assert not [sql for sql in queries if 'INNER JOIN "bottlenecks_claim_papers"' in sql]
+    assert html.count('class="claim"') == 3 and "Claim source" in html
+    claims[0].statement = "A restated claim"
+    claims[0].save()
+    html, _ = get(client, "/claims/")
+    assert "A restated claim" in html and "Claim 0" not in html
+
+
+def test_a_claim_card_says_its_review_is_overdue_from_the_day_it_is(client, claims, monkeypatch):
+    import datetime
+
+    from django.utils import timezone
+
+    today = timezone.localdate()
+    claims[0].last_reviewed = today - datetime.timedelta(days=30)
+    claims[0].review_due = today + datetime.timedelta(days=1)
+    claims[0].save()
+    assert "review due" in get(client, "/claims/")[0]
+    monkeypatch.setattr(timezone, "localdate", lambda: today + datetime.timedelta(days=2))
+    assert "review overdue since" in get(client, "/claims/")[0]
