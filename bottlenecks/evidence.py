@@ -205,12 +205,12 @@ class Claim(Publishable):
 
     @cached_property
     def published_papers(self):
-        """The published papers the claim is from (for_display() prefetches them)."""
+        """The published papers the claim is from (card_prefetches() loads them)."""
         return list(self.papers.published())
 
     @cached_property
     def public_contrasting_citations(self):
-        """The public citations that contest the claim (for_display() prefetches them)."""
+        """The public citations that contest the claim (card_prefetches() loads them)."""
         return list(self.contrasting_citations.public().select_related("citing_paper"))
 
     def clean(self):

@@ -203,16 +203,12 @@ class PaperQuerySet(PublishableQuerySet):
 
     def for_listing(self):
         """Authors, tags and published layers prefetched: what the API shows of each paper in a
-        list (pages show cards: for_cards())."""
+        list (pages show cards: card_prefetches())."""
         from bottlenecks.models import Layer
 
         return self.with_authors().prefetch_related(
             "tags", Prefetch("layers", queryset=Layer.objects.published())
         )
-
-    def for_cards(self, foot=False):
-        """What a paper card shows (citations/includes/paper_item.html), prefetched."""
-        return self.prefetch_related(*self.model.card_prefetches(show_foot=foot))
 
     def search(self, text):
         """Papers matching `text`: full-text search ranked by relevance on PostgreSQL
@@ -453,12 +449,12 @@ class Paper(Publishable):
 
     @cached_property
     def tag_list(self):
-        """The paper's tags, as a list (PaperQuerySet.for_cards() prefetches it)."""
+        """The paper's tags, as a list (card_prefetches() loads it)."""
         return list(self.tags.all())
 
     @cached_property
     def published_notes(self):
-        """The published research notes on the paper (for_cards() prefetches them)."""
+        """The published research notes on the paper (card_prefetches() loads them)."""
         return list(self.notes.published())
 
     @property

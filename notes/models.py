@@ -31,10 +31,6 @@ class ResearchNoteQuerySet(PublishableQuerySet):
         """The notes shown under "Recent evidence", newest first."""
         return self.published().filter(is_featured=True).order_by("-published_at")
 
-    def for_cards(self, papers=False):
-        """What a note card shows (notes/includes/note_item.html), prefetched."""
-        return self.prefetch_related(*self.model.card_prefetches(show_papers=papers))
-
     def for_display(self):
         """Figures, tags, and the published papers and layers prefetched, for notes and cards."""
         from bottlenecks.models import Layer
@@ -119,8 +115,7 @@ class ResearchNote(Publishable):
 
     @cached_property
     def published_papers(self):
-        """The published papers the note is on (ResearchNoteQuerySet.for_cards() prefetches
-        them)."""
+        """The published papers the note is on (card_prefetches() loads them)."""
         return list(self.papers.published())
 
     def publishing_errors(self, relations=None):
