@@ -1,5 +1,6 @@
 """Editors' Markdown to HTML, then through an allow-list sanitiser (nh3, i.e. Ammonia)."""
 
+import functools
 from html.parser import HTMLParser
 
 import markdown as markdown_lib
@@ -24,6 +25,13 @@ def sanitise_html(html):
     )
 
 
+# The HTML is a pure function of the text: each process keeps the last MEMO_SIZE texts' HTML
+# (a page showed its bodies through Python-Markdown and the sanitiser on every request; an
+# edited text is another key, so nothing here can be stale).
+MEMO_SIZE = 512
+
+
+@functools.lru_cache(maxsize=MEMO_SIZE)
 def render_markdown(text):
     """Safe HTML for a Markdown string written by an editor."""
     html = markdown_lib.markdown(text or "", extensions=["extra", "sane_lists"])
