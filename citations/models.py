@@ -1261,6 +1261,13 @@ class Citation(Publishable):
             user = getattr(request, "user", None)
         return user if user is not None and user.is_authenticated else None
 
+    @staticmethod
+    def card_prefetches(side="citing", **options):
+        """What an edge card (citations/includes/edge_card.html) shows beyond the edge's row:
+        the paper on its far side, the role and the polarity (a list that joined them, as
+        `citing_citations()` does, loads nothing more)."""
+        return [f"{side}_paper", "role", "polarity"]
+
     @property
     def provenance_label(self):
         """The quiet marker under a citing row: "classified by an editor on 3 Sep 2026"."""

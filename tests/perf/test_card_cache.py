@@ -189,3 +189,41 @@ def test_a_claim_card_says_its_review_is_overdue_from_the_day_it_is(client, clai
     assert "review due" in get(client, "/claims/")[0]
     monkeypatch.setattr(timezone, "localdate", lambda: today + datetime.timedelta(days=2))
     assert "review overdue since" in get(client, "/claims/")[0]
+
+
+def templates_rendered(client, url, name):
+    from django.test.signals import template_rendered
+
+    rendered = []
+
+    def count(sender, template, context, **kwargs):
+        rendered.append(template.name)
+
+    template_rendered.connect(count)
+    try:
+        response = client.get(url)
+    finally:
+        template_rendered.disconnect(count)
+    assert response.status_code == 200, url
+    return response.content.decode(), rendered.count(name)
+
+
+def test_a_hubs_explorer_rows_and_what_it_cites_are_cards(client):
+    from tests.factories import CitationFactory
+
+    hub, cited = PaperFactory(title="The hub"), PaperFactory(title="Cited by the hub")
+    edges = [
+        CitationFactory(cited_paper=hub, citing_paper=PaperFactory(title=f"Citer {n}"))
+        for n in range(3)
+    ]
+    CitationFactory(citing_paper=hub, cited_paper=cited)
+    url = hub.get_absolute_url()
+    first, rows = templates_rendered(client, url, "citations/includes/citing_item.html")
+    assert rows == 4
+    again, rows = templates_rendered(client, url, "citations/includes/citing_item.html")
+    assert rows == 0 and again.count("Citer ") == first.count("Citer ") >= 3
+    assert "Cited by the hub" in again
+    edges[1].context = "As the hub shows, scaling holds."
+    edges[1].save()
+    html, rows = templates_rendered(client, url, "citations/includes/citing_item.html")
+    assert "As the hub shows, scaling holds." in html and rows == 4
