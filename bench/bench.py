@@ -5,10 +5,10 @@ at two corpus sizes, the p50 growth of each uncached endpoint.
 Per database: the targets (slugs, deep pages, cursors) and the SQL queries of one uncached
 request per endpoint, found in a Django subprocess; then a server with the page cache off
 (PAGE_CACHE_SECONDS=0: every request renders, as a miss does, with the card cache and the
-widget memo below it on, rlscaling/fragments.py and form_rendering.py) and one with it on.
-Each endpoint is loaded in rounds, a /healthz block right before each endpoint block, so its
-ratio to /healthz comes from the same moment. Loopback only (127.0.0.1), bounded: fixed blocks of
-seconds, a few connections, a request timeout.
+widget and Markdown memos below it on: rlscaling/fragments.py, form_rendering.py, markdown.py)
+and one with it on. Each endpoint is loaded in rounds, a /healthz block right before each
+endpoint block, so its ratio to /healthz comes from the same moment. Loopback only (127.0.0.1),
+bounded: fixed blocks of seconds, a few connections, a request timeout.
 
     .venv/bin/python bench/bench.py                        # the database in DATABASE_URL
     .venv/bin/python bench/bench.py --compare SMALL_URL LARGE_URL --write
@@ -495,8 +495,8 @@ def report(runs, options, command, commit=None):
         f"- server: gunicorn, {options.workers} sync workers, DJANGO_ENV=production, on {HOST}; "
         f"load: Python threads, {options.connections} keep-alive connections; per endpoint "
         f"{options.rounds} rounds of {options.baseline:g} s `/healthz` then {options.duration:g} s "
-        f"the endpoint uncached (PAGE_CACHE_SECONDS=0; the cards and widgets below the page "
-        "cache on, as on a miss in production), then 1 round cached (Redis/local "
+        f"the endpoint uncached (PAGE_CACHE_SECONDS=0; the card cache and the widget and "
+        "Markdown memos below it on, as on a miss in production), then 1 round cached (Redis/local "
         "memory page cache, stored by one request first)",
         "- p50/p99 in ms; `vs /healthz` = the endpoint's requests/s over `/healthz`'s in the same "
         "rounds; `queries` = SQL queries of one uncached request (Django test client, second "
