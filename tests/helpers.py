@@ -208,3 +208,21 @@ class SilentRedis:
 def at(moment):
     """Pretend the clock reads `moment` (every `timezone.now()` call)."""
     return mock.patch("django.utils.timezone.now", return_value=moment)
+
+
+def templates_rendered(client, url, name, statuses=(200,)):
+    """The page's HTML and how many times it rendered the template `name`."""
+    from django.test.signals import template_rendered
+
+    rendered = []
+
+    def count(sender, template, context, **kwargs):
+        rendered.append(template.name)
+
+    template_rendered.connect(count)
+    try:
+        response = client.get(url)
+    finally:
+        template_rendered.disconnect(count)
+    assert response.status_code in statuses, url
+    return response.content.decode(), rendered.count(name)

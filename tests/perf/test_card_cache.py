@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from rlscaling.fragments import card_keys, render_cards
 from rlscaling.publishing import Status
 from tests.factories import LayerFactory, PaperFactory, ResearchNoteFactory, UserFactory
+from tests.helpers import templates_rendered
 
 pytestmark = pytest.mark.django_db
 
@@ -189,23 +190,6 @@ def test_a_claim_card_says_its_review_is_overdue_from_the_day_it_is(client, clai
     assert "review due" in get(client, "/claims/")[0]
     monkeypatch.setattr(timezone, "localdate", lambda: today + datetime.timedelta(days=2))
     assert "review overdue since" in get(client, "/claims/")[0]
-
-
-def templates_rendered(client, url, name):
-    from django.test.signals import template_rendered
-
-    rendered = []
-
-    def count(sender, template, context, **kwargs):
-        rendered.append(template.name)
-
-    template_rendered.connect(count)
-    try:
-        response = client.get(url)
-    finally:
-        template_rendered.disconnect(count)
-    assert response.status_code == 200, url
-    return response.content.decode(), rendered.count(name)
 
 
 def test_a_hubs_explorer_rows_and_what_it_cites_are_cards(client):

@@ -5,12 +5,12 @@ value a reader chose."""
 
 import pytest
 from django.forms.renderers import DjangoTemplates
-from django.test.signals import template_rendered
 
 from citations.filters import CitingPaperFilter, ResearchIndexFilter
 from citations.models import Paper
 from rlscaling.form_rendering import MAX_OPTIONS, MemoizedWidgetRenderer
 from tests.factories import LayerFactory, PaperFactory
+from tests.helpers import templates_rendered
 
 pytestmark = pytest.mark.django_db
 
@@ -30,18 +30,7 @@ def index():
 
 
 def options_rendered(client, url):
-    rendered = []
-
-    def count(sender, template, context, **kwargs):
-        rendered.append(template.name)
-
-    template_rendered.connect(count)
-    try:
-        response = client.get(url)
-    finally:
-        template_rendered.disconnect(count)
-    assert response.status_code in (200, 400), url
-    return response.content.decode(), rendered.count(OPTION_TEMPLATE)
+    return templates_rendered(client, url, OPTION_TEMPLATE, statuses=(200, 400))
 
 
 def test_a_filter_form_seen_before_renders_no_option_again(client, index):
