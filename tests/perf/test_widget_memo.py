@@ -4,7 +4,7 @@ what a page shows: the same HTML as Django's own renderer, every option an edito
 value a reader chose."""
 
 import pytest
-from django.forms.renderers import DjangoTemplates
+from django.forms.renderers import DjangoTemplates, get_default_renderer
 
 from citations.filters import CitingPaperFilter, ResearchIndexFilter
 from citations.models import Paper
@@ -20,6 +20,12 @@ OPTION_TEMPLATE = "django/forms/widgets/select_option.html"
 @pytest.fixture(autouse=True)
 def no_page_cache(settings):
     settings.PAGE_CACHE_SECONDS = 0
+
+
+@pytest.fixture(autouse=True)
+def empty_memo():
+    """The site's renderer starts empty: widgets an earlier test rendered are not counted."""
+    get_default_renderer().memo.clear()
 
 
 @pytest.fixture
