@@ -76,6 +76,7 @@ def merge_papers(keep, other, reason="", user=None):
             )
             added["authorships"].append(authorship.pk)
             position += 1
+    keep.forget_authorships()
 
     other.other_identifiers.update(paper=keep)
     other.slug_aliases.update(paper=keep)

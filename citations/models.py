@@ -129,8 +129,15 @@ class DatePrecision(models.TextChoices):
 
 
 def authorships_with_authors():
-    """The prefetch of a paper's authorships, each with its author."""
-    return Prefetch("authorships", queryset=Authorship.objects.select_related("author"))
+    """The prefetch of a paper's authorships, each with its author, into the list
+    `authorship_list` (with `to_attr`, Django builds no queryset per paper to hold them: a list
+    download of 1,000 papers built 1,000). A writer of authorships on a paper loaded so drops
+    the list (`forget_authorships()`)."""
+    return Prefetch(
+        "authorships",
+        queryset=Authorship.objects.select_related("author"),
+        to_attr="authorship_list",
+    )
 
 
 class PaperQuerySet(PublishableQuerySet):
@@ -590,7 +597,14 @@ class Paper(Publishable):
 
     @property
     def author_names(self):
-        return [authorship.author.name for authorship in self.authorships.all()]
+        authorships = self.__dict__.get("authorship_list")  # with_authors()
+        if authorships is None:
+            authorships = self.authorships.all()
+        return [authorship.author.name for authorship in authorships]
+
+    def forget_authorships(self):
+        """After its authorships were rewritten: author_names reads them afresh."""
+        self.__dict__.pop("authorship_list", None)
 
     def public_citations_received(self):
         return Citation.objects.public().filter(cited_paper=self)

@@ -235,6 +235,7 @@ class DemoLoader:
         for position, name in enumerate(names):
             author, _ = Author.objects.get_or_create(name=name)
             Authorship.objects.create(paper=paper, author=author, position=position)
+        paper.forget_authorships()
         self.record(paper, ["authors"])
 
     def load_citations(self, data):

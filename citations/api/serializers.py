@@ -195,6 +195,7 @@ class PaperSerializer(VersionedModelSerializer):
                 for position, name in enumerate(names)
             )
             refresh_cite_keys({paper.pk})  # bulk_create sends no signal
+            paper.forget_authorships()
 
 
 class VocabularySerializer(serializers.ModelSerializer):

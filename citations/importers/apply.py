@@ -175,6 +175,7 @@ def set_authors(paper, names):
         if author.pk not in seen:
             seen.add(author.pk)
             Authorship.objects.create(paper=paper, author=author, position=position)
+    paper.forget_authorships()
 
 
 def add_identifier(paper, scheme, value):

@@ -108,3 +108,21 @@ def test_feed_entries_hold_their_tags_as_plain_lists(client, cards):
             assert "tags" not in getattr(item, "_prefetched_objects_cache", {})
     html = client.get("/papers/feed.atom").content.decode()
     assert 'term="grpo"' in html and 'term="reward-models"' in html
+
+
+def test_papers_with_authors_hold_their_authorships_as_plain_lists(client, cards):
+    """A list download of 1,000 papers built 1,000 querysets just to hold the authorships;
+    with_authors() reads them into lists, and author_names reads the list."""
+    from citations.models import Paper
+
+    papers = list(Paper.objects.published().with_authors())
+    assert papers
+    for paper in papers:
+        assert "authorship_list" in paper.__dict__
+        assert "authorships" not in getattr(paper, "_prefetched_objects_cache", {})
+    with CaptureQueriesContext(connection) as queries:
+        names = [paper.author_names for paper in papers]
+    assert not queries.captured_queries
+    assert ["Author of Card paper 0"] in names
+    bibtex = client.get("/tags/grpo/papers.bib").content.decode()
+    assert "author = {of Card paper 0, Author}" in bibtex
