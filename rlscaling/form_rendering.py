@@ -16,7 +16,7 @@ import threading
 
 import django
 from django.forms.renderers import DjangoTemplates
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeData, mark_safe
 
 MEMO_SIZE = 256
 # A widget with more options than this (an admin select over a large table) is not kept.
@@ -53,5 +53,17 @@ class MemoizedWidgetRenderer(DjangoTemplates):
 def widget_digest(template_name, context):
     """A digest of everything the widget's HTML is made from. Lazy texts (translated labels)
     count as their text; Django's version stands for its widget templates."""
-    made_of = json.dumps([django.get_version(), template_name, context], default=str)
+    made_of = json.dumps([django.get_version(), template_name, tagged(context)], default=str)
     return hashlib.blake2b(made_of.encode(), digest_size=16).digest()
+
+
+def tagged(value):
+    """`value` with text marked safe told apart from the same text unmarked (the template
+    escapes only the latter; JSON would write both as the same string)."""
+    if isinstance(value, SafeData):
+        return {"safe": str(value)}
+    if isinstance(value, dict):
+        return {str(key): tagged(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [tagged(item) for item in value]
+    return value

@@ -87,3 +87,20 @@ def test_a_widget_with_very_many_options_is_not_kept():
     html = str(Big(renderer=renderer)["choice"])
     assert html.count("<option") == MAX_OPTIONS + 1
     assert not renderer.memo
+
+
+def test_a_label_marked_safe_and_the_same_text_unmarked_are_different_widgets():
+    """Text an editor's code marked safe is rendered as is; the same text from anywhere else
+    is escaped, even when the safe one was rendered first."""
+    from django import forms
+    from django.utils.safestring import mark_safe
+
+    class Safe(forms.Form):
+        choice = forms.ChoiceField(choices=[("a", mark_safe("<b>bold</b>"))])
+
+    class Plain(forms.Form):
+        choice = forms.ChoiceField(choices=[("a", "<b>bold</b>")])
+
+    renderer = MemoizedWidgetRenderer()
+    assert "<b>bold</b>" in str(Safe(renderer=renderer)["choice"])
+    assert "&lt;b&gt;bold&lt;/b&gt;" in str(Plain(renderer=renderer)["choice"])
