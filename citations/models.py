@@ -444,9 +444,10 @@ class Paper(Publishable):
         if not show_foot:
             return []
         from notes.models import ResearchNote
+        from rlscaling.tags import tag_list
 
         return [
-            Prefetch("tags", to_attr="tag_list"),
+            tag_list(),
             Prefetch("notes", queryset=ResearchNote.objects.published(), to_attr="published_notes"),
         ]
 

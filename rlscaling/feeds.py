@@ -4,13 +4,13 @@ are updated)."""
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
-from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
 from citations.models import CitationSummary, Paper, citation_vocabularies
 from notes.models import ResearchNote
+from rlscaling.tags import tag_list
 from rlscaling.text import clean_data
 
 FEED_LENGTH = 30
@@ -26,12 +26,6 @@ class CleanAtom1Feed(Atom1Feed):
 
     def add_item(self, *args, **kwargs):
         super().add_item(*clean_data(list(args)), **clean_data(kwargs))
-
-
-def tag_list():
-    """An entry's tags as the plain list `tag_list`: Django builds no queryset per entry to
-    hold them (a third of a feed's time went to that)."""
-    return Prefetch("tags", to_attr="tag_list")
 
 
 class PaperAndNoteItems:

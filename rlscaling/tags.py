@@ -12,7 +12,7 @@ the schedule (`schedule_came_due`, rlscaling/publishing/schedule.py)."""
 import functools
 import operator
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.db.models.signals import post_delete, post_init, post_save
 from django.dispatch import receiver
 
@@ -30,6 +30,12 @@ def tags_on(*querysets):
         for rows in querysets
     ]
     return Tag.objects.filter(functools.reduce(operator.or_, carried))
+
+
+def tag_list():
+    """The prefetch of an item's tags into the plain list `tag_list` (with `to_attr`, Django
+    builds no queryset per item to hold them: a third of a feed's time went to that)."""
+    return Prefetch("tags", to_attr="tag_list")
 
 
 def public_tags():
