@@ -18,6 +18,7 @@ user), so readers and editors share it; a new option is a new card."""
 
 import hashlib
 import logging
+import weakref
 
 from django.conf import settings
 from django.core.cache import cache
@@ -48,9 +49,25 @@ def template_sources(template):
     return sources
 
 
+# The digest of each loaded card template's sources. Template loaders cache a template once
+# per process, and a file edited under runserver empties that cache (so the edit is a new
+# template object and a new digest): walking the includes on every list is needless.
+_source_digests = weakref.WeakKeyDictionary()
+
+
+def source_digest(template):
+    """The digest of `template_sources(template)`, worked out once per loaded template."""
+    try:
+        return _source_digests[template]
+    except KeyError:
+        sources = repr(template_sources(template)).encode()
+        digest = _source_digests[template] = hashlib.blake2b(sources, digest_size=8).hexdigest()
+        return digest
+
+
 def card_keys(items, template, options):
     """One cache key per item: the generation, the template and options, the item."""
-    variant = repr((template_sources(template.template), sorted(options.items())))
+    variant = repr((source_digest(template.template), sorted(options.items())))
     digest = hashlib.blake2b(variant.encode(), digest_size=8).hexdigest()
     prefix = f"{KEY_PREFIX}:{current_generation()}:{digest}"
     return [f"{prefix}:{item._meta.label_lower}:{item.pk}" for item in items]

@@ -141,15 +141,42 @@ def test_cards_keep_the_order_of_their_list(papers):
     assert positions == sorted(positions)
 
 
-def test_an_edited_card_template_or_one_it_includes_is_a_new_card(papers, monkeypatch):
+def test_an_edited_card_template_or_one_it_includes_is_a_new_card(papers, settings, tmp_path):
+    """As under runserver: an edited file empties the template loaders' cache (autoreload's
+    `reset_loaders`), and the cards' keys change with it. Until then the loaded template's
+    digest is kept, as the loaded template itself is."""
+    from django.template.autoreload import reset_loaders
     from django.template.loader import get_template
 
+    card, part = tmp_path / "card.html", tmp_path / "card_part.html"
+    card.write_text('{{ paper.title }}{% include "card_part.html" %}')
+    part.write_text("part")
+    settings.TEMPLATES = [{**settings.TEMPLATES[0], "DIRS": [tmp_path]}]
+    before = card_keys(papers, get_template("card.html"), {})
+
+    part.write_text("part, edited")
+    assert card_keys(papers, get_template("card.html"), {}) == before
+    reset_loaders()
+    included_edited = card_keys(papers, get_template("card.html"), {})
+    assert set(included_edited).isdisjoint(before)
+
+    card.write_text('{{ paper.title }}, edited{% include "card_part.html" %}')
+    reset_loaders()
+    assert set(card_keys(papers, get_template("card.html"), {})).isdisjoint(included_edited)
+
+
+def test_a_card_templates_includes_are_read_once_per_loaded_template(papers, monkeypatch):
+    from django.template.loader import get_template
+
+    from rlscaling import fragments
+
     card = get_template("citations/includes/paper_item.html")
-    before = card_keys(papers, card, {})
-    assert card_keys(papers, card, {}) == before
-    included = get_template("citations/includes/publication_date.html").template
-    monkeypatch.setattr(included, "source", included.source + "{# edited #}")
-    assert set(card_keys(papers, card, {})).isdisjoint(before)
+    card_keys(papers, card, {})
+    walks = []
+    monkeypatch.setattr(fragments, "template_sources", lambda template: walks.append(template))
+    card_keys(papers, card, {"show_foot": True})
+    card_keys(papers, get_template("citations/includes/paper_item.html"), {})
+    assert walks == []
 
 
 @pytest.fixture
