@@ -4,8 +4,9 @@ at two corpus sizes, the p50 growth of each uncached endpoint.
 
 Per database: the targets (slugs, deep pages, cursors) and the SQL queries of one uncached
 request per endpoint, found in a Django subprocess; then a server with the page cache off
-(PAGE_CACHE_SECONDS=0: every request renders, as a miss does, with the card cache and the
-widget and Markdown memos below it on: rlscaling/fragments.py, form_rendering.py, markdown.py)
+(PAGE_CACHE_SECONDS=0: every request renders, as a miss does, with what is kept below the page
+cache on: cards and hub figures per generation, FRAGMENT_CACHE_SECONDS, rlscaling/fragments.py
+and caching.py; the widget and Markdown memos, form_rendering.py and markdown.py)
 and one with it on. Each endpoint is loaded in rounds, a /healthz block right before each
 endpoint block, so its ratio to /healthz comes from the same moment. Loopback only (127.0.0.1),
 bounded: fixed blocks of seconds, a few connections, a request timeout.

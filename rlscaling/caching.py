@@ -127,6 +127,12 @@ def page_cache_seconds():
     return cap_at_next_scheduled_change(getattr(settings, "PAGE_CACHE_SECONDS", 300))
 
 
+def fragment_cache_seconds():
+    """FRAGMENT_CACHE_SECONDS: how long what is kept per generation below the page cache (cards,
+    a hub's figures) lives, page cache or not (0: not kept)."""
+    return max(getattr(settings, "FRAGMENT_CACHE_SECONDS", 300), 0)
+
+
 def stale_seconds():
     """PAGE_CACHE_STALE_SECONDS: how long after a change a reader may still be served a copy
     from before it while the site re-renders its pages a few at a time (0: never)."""
@@ -704,8 +710,12 @@ class WriteInvalidationMiddleware:
 
 
 def cached_by_generation(key, compute):
-    """`compute()`, kept in the cache until the next editorial change (or the page TTL): for
-    figures every page miss would otherwise recount, such as a hub's role and polarity counts."""
+    """`compute()`, kept in the cache until the next editorial change (or
+    FRAGMENT_CACHE_SECONDS): for figures every page miss would otherwise recount, such as a
+    hub's role and polarity counts."""
+    seconds = fragment_cache_seconds()
+    if not seconds:
+        return compute()
     try:
         full_key = f"{key}:{current_generation()}"
         value = cache.get(full_key)
@@ -714,5 +724,5 @@ def cached_by_generation(key, compute):
     if value is None:
         value = compute()
         with contextlib.suppress(*CACHE_ERRORS):
-            cache.set(full_key, value, page_cache_seconds())
+            cache.set(full_key, value, seconds)
     return value

@@ -20,23 +20,18 @@ import hashlib
 import logging
 import weakref
 
-from django.conf import settings
 from django.core.cache import cache
 from django.db.models import prefetch_related_objects
 from django.template.loader import get_template
 from django.template.loader_tags import IncludeNode
 from django.utils.safestring import mark_safe
 
-from .caching import current_generation
+from .caching import current_generation, fragment_cache_seconds
 from .middleware import CACHE_ERRORS
 
 logger = logging.getLogger(__name__)
 
 KEY_PREFIX = "card:v1"
-
-
-def fragment_cache_seconds():
-    return max(getattr(settings, "FRAGMENT_CACHE_SECONDS", 300), 0)
 
 
 def template_sources(template):
