@@ -2,6 +2,7 @@
 
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404, render
+from django.utils.functional import SimpleLazyObject
 from django.views.decorators.http import require_safe
 
 from bottlenecks.models import Layer
@@ -77,13 +78,18 @@ def paper_detail(request, slug):
         "nav": "research",
         "paper": paper,
         "summary": summary,
-        "representatives": paper.representative_citations() if summary.total else [],
         "explorer": explorer,
         "cites": paper.public_citations_made()
         .select_related("cited_paper", "role", "polarity")
         .newest_first("cited_paper"),
-        "json_ld": scholarly_article(paper, summary, citation_limit=PAGE_JSON_LD_CITATION_LIMIT),
         "timeline": timeline,
+        # Loaded by the template only when its fragment is not kept (`{% fragment %}`).
+        "representatives": SimpleLazyObject(
+            lambda: paper.representative_citations() if summary.total else []
+        ),
+        "json_ld": lambda: scholarly_article(
+            paper, summary, citation_limit=PAGE_JSON_LD_CITATION_LIMIT
+        ),
     }
     if summary.total and summary.pairs is not None:
         vocabulary = explorer.vocabulary

@@ -47,6 +47,7 @@ announces; entries never outlive the next scheduled publication change (`page_ca
 """
 
 import contextlib
+import contextvars
 import datetime
 import functools
 import hashlib
@@ -127,9 +128,27 @@ def page_cache_seconds():
     return cap_at_next_scheduled_change(getattr(settings, "PAGE_CACHE_SECONDS", 300))
 
 
+_unshared = contextvars.ContextVar("unshared", default=False)
+
+
+@contextlib.contextmanager
+def unshared():
+    """Within it, nothing kept per generation below the page cache is read or kept: for what
+    readers must not get, such as the preview of a live item's draft revision, which renders
+    the draft saved in a transaction rolled back afterwards (its save bumps the generation, so
+    what it kept would be served to readers as current)."""
+    token = _unshared.set(True)
+    try:
+        yield
+    finally:
+        _unshared.reset(token)
+
+
 def fragment_cache_seconds():
     """FRAGMENT_CACHE_SECONDS: how long what is kept per generation below the page cache (cards,
-    a hub's figures) lives, page cache or not (0: not kept)."""
+    fragments, a hub's figures) lives, page cache or not (0: not kept, nor read)."""
+    if _unshared.get():
+        return 0
     return max(getattr(settings, "FRAGMENT_CACHE_SECONDS", 300), 0)
 
 

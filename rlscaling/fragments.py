@@ -26,7 +26,7 @@ from django.template.loader import get_template
 from django.template.loader_tags import IncludeNode
 from django.utils.safestring import mark_safe
 
-from .caching import current_generation, fragment_cache_seconds
+from .caching import cached_by_generation, current_generation, fragment_cache_seconds
 from .middleware import CACHE_ERRORS
 
 logger = logging.getLogger(__name__)
@@ -97,3 +97,20 @@ def render_cards(items, template_name, name, **options):
             except CACHE_ERRORS:
                 logger.warning("Cards: the cache is unreachable, cards not kept")
     return mark_safe("".join(found[key] for key in keys))  # noqa: S308 - rendered templates
+
+
+def block_digest(tokens, nodelist):
+    """A digest of a `{% fragment %}` block: its own tokens (the block as written) and the
+    sources of the templates it includes by name, so that an edit is a new fragment."""
+    written = [f"{token.token_type.value}:{token.contents}" for token in tokens]
+    for node in nodelist.get_nodes_by_type(IncludeNode):
+        if isinstance(node.template.var, str):
+            written += template_sources(get_template(node.template.var).template)
+    return hashlib.blake2b(repr(written).encode(), digest_size=8).hexdigest()
+
+
+def render_fragment(name, digest, vary, render):
+    """`render()` (HTML), kept once per generation for `name`, the block's `digest` and the
+    `vary` values, as a hub's figures are (`cached_by_generation`, FRAGMENT_CACHE_SECONDS)."""
+    values = hashlib.blake2b(repr(vary).encode(), digest_size=8).hexdigest()
+    return cached_by_generation(f"{KEY_PREFIX}:{name}:{digest}:{values}", render)

@@ -18,6 +18,8 @@ from django.shortcuts import get_object_or_404
 from django.urls import path, resolve, reverse
 from django.utils.cache import patch_cache_control
 
+from rlscaling.caching import unshared
+
 from .models import Status
 from .revisions import DraftRevision
 
@@ -176,7 +178,7 @@ class DraftRevisionAdminMixin:
         method, post, get = request.method, request.POST, request.GET
         request.method, request.POST = "POST", revision.as_post(obj.version)
         try:
-            with transaction.atomic(using=self.model._base_manager.db):
+            with transaction.atomic(using=self.model._base_manager.db), unshared():
                 response = self._changeform_view(request, object_id, "", {})
                 transaction.set_rollback(True)
         finally:

@@ -10,7 +10,7 @@ from django.urls import reverse
 from citations.models import Paper
 from notes.models import ResearchNote
 from rlscaling.publishing.revisions import DraftRevision
-from tests.factories import LayerFactory, PaperFactory, ResearchNoteFactory
+from tests.factories import CitationFactory, LayerFactory, PaperFactory, ResearchNoteFactory
 from tests.helpers import admin_form_data, text_of
 
 pytestmark = pytest.mark.django_db
@@ -162,3 +162,25 @@ def test_the_change_form_loads_a_draft_revision_outside_a_test_transaction(edito
     response = editor_client.get(url(note, "change"))
     assert response.status_code == 200
     assert "A half-written summary" in text_of(response)
+
+
+@pytest.mark.parametrize("reader_first", [False, True])
+def test_a_preview_neither_shares_nor_reuses_what_readers_get(
+    editor_client, settings, reader_first
+):
+    """The preview renders inside a transaction rolled back after it, under the same content
+    generation: the blocks kept per generation (`{% fragment %}`, `{% cards %}`) must neither
+    keep the draft's content for readers nor show the preview what readers were shown."""
+    settings.PAGE_CACHE_SECONDS = 0  # the reader's page is rendered, as on a page-cache miss
+    paper = PaperFactory(title="Live paper")
+    cited = PaperFactory(title="A paper it cites")
+    CitationFactory(citing_paper=paper, cited_paper=cited)
+    save_draft_revision(editor_client, paper, title="Retitled paper")
+    if reader_first:
+        Client().get(paper.get_absolute_url())
+    preview = editor_client.get(url(paper, "draft_revision_preview")).content.decode()
+    json_ld = preview.split('<script type="application/ld+json">')[1].split("</script>")[0]
+    assert "Retitled paper" in json_ld
+    public = Client().get(paper.get_absolute_url()).content.decode()
+    assert "Retitled" not in public
+    assert "Live paper" in public and "A paper it cites" in public
