@@ -93,7 +93,9 @@ def paper_detail(request, slug):
     }
     if summary.total and summary.pairs is not None:
         vocabulary = explorer.vocabulary
-        context["matrix"] = RolePolarityMatrix(summary, vocabulary["role"], vocabulary["polarity"])
+        context["matrix"] = SimpleLazyObject(
+            lambda: RolePolarityMatrix(summary, vocabulary["role"], vocabulary["polarity"])
+        )
     if explorer.is_bound and not explorer.is_valid():
         context["explorer_errors"] = True
         return render_item(request, "citations/paper_detail.html", context, paper, status=400)

@@ -1,4 +1,5 @@
-"""The blocks of a hub page that follow from the published content alone (its citing timeline,
+"""The blocks of a hub page that follow from the published content alone (its summary and role ×
+polarity matrix, its citing timeline,
 its JSON-LD, its representative citing papers) are rendered once per content generation
 (`{% fragment %}`, rlscaling/fragments.py, issue 15): a page-cache miss of a hub (an explorer
 filter or page, a reader with a session) reuses them instead of building the SVG charts, the
@@ -9,15 +10,16 @@ import re
 import pytest
 from django.db import connection
 from django.template import TemplateSyntaxError, engines
+from django.test.signals import template_rendered
 from django.test.utils import CaptureQueriesContext
 
 from citations.models import Citation
 from tests.factories import UserFactory, timeline_hub
-from tests.helpers import templates_rendered
 
 pytestmark = pytest.mark.django_db
 
 TIMELINE = "citations/includes/citing_timeline.html"
+MATRIX = "citations/includes/role_polarity_matrix.html"
 NONCE = re.compile(r'nonce="[^"]*"')
 
 
@@ -41,11 +43,23 @@ def reads_representatives(queries):
 
 
 def hub_page(client, url):
-    """The page without its per-request nonce, how often it rendered the timeline, and the
-    SQL it ran."""
-    with CaptureQueriesContext(connection) as queries:
-        html, timelines = templates_rendered(client, url, TIMELINE)
-    return NONCE.sub("", html), timelines, [query["sql"] for query in queries]
+    """The page without its per-request nonce, how often it rendered the timeline and the
+    role × polarity matrix (each block is rendered whole or not at all), and the SQL it ran."""
+    rendered = []
+
+    def count(sender, template, context, **kwargs):
+        rendered.append(template.name)
+
+    template_rendered.connect(count)
+    try:
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(url)
+    finally:
+        template_rendered.disconnect(count)
+    assert response.status_code == 200
+    assert rendered.count(TIMELINE) == rendered.count(MATRIX)
+    html = NONCE.sub("", response.content.decode())
+    return html, rendered.count(TIMELINE), [query["sql"] for query in queries]
 
 
 def test_a_hubs_content_blocks_are_rendered_once_per_generation(client, hub):
