@@ -1,9 +1,9 @@
 """The blocks of a hub page that follow from the published content alone (its summary and role ×
-polarity matrix, its citing timeline,
-its JSON-LD, its representative citing papers) are rendered once per content generation
-(`{% fragment %}`, rlscaling/fragments.py, issue 15): a page-cache miss of a hub (an explorer
-filter or page, a reader with a session) reuses them instead of building the SVG charts, the
-JSON-LD and the representatives again; an editorial change is on them at once."""
+polarity matrix, its citing timeline, its JSON-LD, its representative citing papers) are
+rendered once per content generation (`{% fragment %}`, rlscaling/fragments.py, issue 15): a
+page-cache miss of a hub (an explorer filter or page, a reader with a session) reuses them
+instead of building the SVG charts, the JSON-LD and the representatives again; an editorial
+change is on them at once."""
 
 import re
 
