@@ -202,6 +202,11 @@ class Source:
     def hit(self, item):
         raise NotImplementedError
 
+    def suggestion(self, item):
+        """What the header box's list shows of a suggested row (`suggestions()`)."""
+        hit = self.hit(item)
+        return {"title": hit.title, "url": hit.url, "kind": self.label}
+
     @property
     def is_dated(self):
         return self.year_lookup is not None
@@ -261,7 +266,7 @@ class PaperSource(Source):
         start with it, then, from three characters, titles holding it. On PostgreSQL each is a
         bounded walk of the publication-date index (or, for a rare prefix, of the few rows a
         title index finds), never a ranking of every match."""
-        rows = self.published()
+        rows = Paper.objects.published().only("title", "slug")  # all a suggestion shows
         found = list(rows.filter(title__istartswith=query.text).order_by(*NEWEST_FIRST)[:limit])
         if len(found) < limit and len(query.text) >= TRIGRAM_LENGTH:
             found += (
@@ -285,6 +290,9 @@ class PaperSource(Source):
             .filter(title__trigram_word_similar=query.text, similarity__gte=TYPO_SIMILARITY)
             .order_by("-similarity", *NEWEST_FIRST)
         )
+
+    def suggestion(self, paper):
+        return {"title": paper.title, "url": paper.get_absolute_url(), "kind": self.label}
 
     def hit(self, paper):
         meta = [paper.byline or ", ".join(paper.author_names[:3])]

@@ -102,25 +102,17 @@ def suggest(request):
     suggestions = []
     paper = paper_for_identifier(text)
     if paper is not None:
-        suggestions.append(suggestion(SOURCES["papers"].hit(paper)))
+        suggestions.append(SOURCES["papers"].suggestion(paper))
     elif len(text) >= MIN_SUGGEST_LENGTH:
         query = Query(text)
         for key, limit in SUGGESTION_LIMITS.items():
             source = SOURCES[key]
             if query:
                 rows = source.suggestions(query, limit)
-                suggestions += [suggestion(source.hit(item)) for item in rows]
+                suggestions += [source.suggestion(item) for item in rows]
     response = JsonResponse({"query": text, "suggestions": suggestions})
     response["Cache-Control"] = "public, max-age=60"
     return response
-
-
-def suggestion(hit):
-    return {
-        "title": hit.title,
-        "url": hit.url,
-        "kind": SOURCES[hit.kind].label,
-    }
 
 
 @require_safe

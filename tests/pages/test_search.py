@@ -244,6 +244,18 @@ def test_suggestions_start_at_two_characters(client, demo):
     assert all(set(suggestion) == {"title", "url", "kind"} for suggestion in found)
 
 
+def test_suggestions_read_only_the_titles_and_slugs_of_papers(client, demo):
+    """A suggestion is a title and a link: typing must not load abstracts or authors."""
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        found = client.get("/search/suggest/", {"q": "KnowG"}).json()["suggestions"]
+    assert any("KnowGPO" in suggestion["title"] for suggestion in found)
+    papers = [q["sql"] for q in queries if q["sql"].startswith('SELECT "citations_paper"."id"')]
+    assert papers and not [sql for sql in papers if '"abstract"' in sql.partition(" FROM ")[0]]
+    assert not [q for q in queries if '"citations_authorship"' in q["sql"]]
+
+
 def test_suggestions_for_an_identifier_name_the_paper(client, demo):
     paper = Paper.objects.published().exclude(arxiv_id="").first()
     found = client.get("/search/suggest/", {"q": f"arXiv:{paper.arxiv_id}"}).json()
