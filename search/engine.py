@@ -36,6 +36,7 @@ from citations.identifiers import normalise_arxiv_id, normalise_doi
 from citations.identity import Scheme, papers_with_identifiers
 from citations.models import NEWEST_FIRST, Authorship, Paper
 from notes.models import CommunityPost, ResearchNote
+from rlscaling.caching import cached_by_generation
 from rlscaling.pagination import bounded_count
 from rlscaling.tags import public_tags
 
@@ -439,6 +440,10 @@ class PageSource(Source):
     label = "Pages"
 
     def pages(self):
+        """The pages, from their headings and the published analyses, once per generation."""
+        return cached_by_generation("search-site-pages:v1", self.read_pages)
+
+    def read_pages(self):
         from notes.models import GuideSection
 
         sections = {section.key: section for section in GuideSection.objects.all()}

@@ -256,6 +256,25 @@ def test_suggestions_read_only_the_titles_and_slugs_of_papers(client, demo):
     assert not [q for q in queries if '"citations_authorship"' in q["sql"]]
 
 
+def test_the_site_pages_searched_are_read_once_per_generation(client, demo, settings):
+    from django.test.utils import CaptureQueriesContext
+
+    from rlscaling.caching import bump_generation
+
+    settings.PAGE_CACHE_SECONDS = 0  # every request runs the view, as a page-cache miss does
+
+    def guide_reads():
+        with CaptureQueriesContext(connection) as queries:
+            found = client.get("/search/suggest/", {"q": "Research"}).json()["suggestions"]
+        assert "Research index" in [suggestion["title"] for suggestion in found]
+        return sum('"notes_guidesection"' in query["sql"] for query in queries)
+
+    assert guide_reads() == 1
+    assert guide_reads() == 0
+    bump_generation()
+    assert guide_reads() == 1
+
+
 def test_suggestions_for_an_identifier_name_the_paper(client, demo):
     paper = Paper.objects.published().exclude(arxiv_id="").first()
     found = client.get("/search/suggest/", {"q": f"arXiv:{paper.arxiv_id}"}).json()
