@@ -48,8 +48,9 @@ def index_tag_choices(tag_ids=None):
 
 
 def published_layer_choices():
-    """(slug, name) of the published layers, read afresh whenever the form is shown or
-    validated (a ModelChoiceFilter would keep the queryset, and its "now", once built)."""
+    """(slug, name) of the published layers, read afresh for each form (a ModelChoiceFilter
+    would keep the queryset, and its "now", once built); a filter set that validates and shows
+    its form sets them once as a list (`ResearchIndexFilter.__init__`)."""
     return list(Layer.objects.published().values_list("slug", "name"))
 
 
@@ -90,6 +91,7 @@ class ResearchIndexFilter(django_filters.FilterSet):
         # (citations/facet_counts.py), not a scan of the index per request.
         self.stored_counts = facet_counts(INDEX)
         self.form.fields["tag"].choices = index_tag_choices(self.stored_counts[TAG])
+        self.form.fields["layer"].choices = published_layer_choices()  # validated, then shown
         years = sorted(self.stored_counts[YEAR], reverse=True)
         choices = [("", "Any year")] + [(year, str(year)) for year in years]
         self.form.fields["year"].widget = forms.Select(choices=choices)

@@ -14,7 +14,12 @@ off) bounds how long a card can miss a change that nothing announces, as PAGE_CA
 does for pages.
 
 A card renders from its item and the options its list passes, nothing else (no request, no
-user), so readers and editors share it; a new option is a new card."""
+user), so readers and editors share it; a new option is a new card.
+
+`{% fragment "name" value ... %}...{% endfragment %}` keeps any other block the same way, such
+as a hub's summary, timeline, JSON-LD and representatives: once per generation and values,
+keyed by the block as written and the templates it includes. Neither is read or kept while a
+draft revision is previewed (`caching.unshared`)."""
 
 import hashlib
 import logging
@@ -32,6 +37,7 @@ from .middleware import CACHE_ERRORS
 logger = logging.getLogger(__name__)
 
 KEY_PREFIX = "card:v1"
+FRAGMENT_KEY_PREFIX = "fragment:v1"
 
 
 def template_sources(template):
@@ -113,4 +119,4 @@ def render_fragment(name, digest, vary, render):
     """`render()` (HTML), kept once per generation for `name`, the block's `digest` and the
     `vary` values, as a hub's figures are (`cached_by_generation`, FRAGMENT_CACHE_SECONDS)."""
     values = hashlib.blake2b(repr(vary).encode(), digest_size=8).hexdigest()
-    return cached_by_generation(f"{KEY_PREFIX}:{name}:{digest}:{values}", render)
+    return cached_by_generation(f"{FRAGMENT_KEY_PREFIX}:{name}:{digest}:{values}", render)

@@ -145,6 +145,20 @@ def test_tag_and_layer_choices_come_from_published_content(client, demo):
     assert client.get(INDEX, {"layer": "hidden-layer"}).status_code == 400
 
 
+def test_a_layer_filter_reads_the_layers_once(client, demo, settings):
+    """The form validates the chosen layer and lists them all: one read of the layers."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.PAGE_CACHE_SECONDS = 0
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(INDEX, {"layer": "rewards"})
+    assert response.status_code == 200
+    assert '<option value="rewards" selected>Rewards</option>' in response.content.decode()
+    layer_lists = [q for q in queries if q["sql"].startswith('SELECT "bottlenecks_layer"."slug"')]
+    assert len(layer_lists) == 1
+
+
 def test_pagination_keeps_the_filters(client, db):
     for number in range(25):
         PaperFactory(title=f"Batch study {number:02d}", byline="Lab")
