@@ -43,6 +43,12 @@ class SignalChoiceField(forms.ModelMultipleChoiceField):
     def label_from_instance(self, signal):
         return signal.text
 
+    def show_read(self, signals):
+        """List `signals`, a queryset already read, as they are: the `queryset` setter would
+        clone it (`.all()`) and read it again."""
+        self._queryset = signals
+        self.widget.choices = self.choices
+
 
 class DiagnosisForm(forms.Form):
     """Step 1, as GET parameters: `signal` (repeatable, slugs) and the optional setting."""
@@ -95,16 +101,15 @@ class DiagnosisForm(forms.Form):
         layer = self.cleaned_data.get("layer")
         if layer is None or self.cleaned_data.get("signal"):
             return self
+        signals = self.fields["signal"].queryset  # read here, and kept: the form shows them
         data = self.data.copy()
         data.setlist(
             "signal",
-            [
-                s.slug
-                for s in self.fields["signal"].queryset
-                if any(link.layer_id == layer.pk for link in s.primary_links)
-            ],
+            [s.slug for s in signals if any(link.layer_id == layer.pk for link in s.primary_links)],
         )
-        return type(self)(data)
+        form = type(self)(data)
+        form.fields["signal"].show_read(signals)
+        return form
 
 
 @dataclass

@@ -266,6 +266,19 @@ def test_home_table_links_each_layer_to_its_diagnosis(demo, client):
     assert checked == ["reward-diverges-from-judgment"]
 
 
+def test_step_one_from_a_layer_shows_the_signals_it_read(demo, client, settings):
+    """Opened from a layer, step 1 reads the signals to tick the layer's own, validates what it
+    ticked, and shows the list it read, not a third reading of it."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.PAGE_CACHE_SECONDS = 0
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(STEP1, {"layer": "rewards"}).status_code == 200
+    statements = [query["sql"] for query in queries]
+    assert sum(sql.startswith('SELECT "bottlenecks_failuresignal"') for sql in statements) == 2
+
+
 def test_step_query_counts_do_not_grow(demo, client, django_assert_max_num_queries):
     every_signal = list(FailureSignal.objects.values_list("slug", flat=True))
     urls = [STEP1, STEP2, STEP3, STEP4, MARKDOWN]
