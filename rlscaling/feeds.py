@@ -44,10 +44,8 @@ class PaperAndNoteItems:
         return f"{text}\n\n{summary.headline}".strip() if summary and summary.total else text
 
     def item_link(self, item):
+        # Also the entry's id: with no item_guid, Django uses the link (worked out once).
         return f"{settings.SITE_URL}{item.get_absolute_url()}"
-
-    def item_guid(self, item):
-        return self.item_link(item)
 
     def item_pubdate(self, item):
         return item.published_at

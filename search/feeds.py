@@ -59,9 +59,6 @@ class SearchFeed(Feed):
     def item_link(self, hit):
         return f"{settings.SITE_URL}{hit.url}"
 
-    def item_guid(self, hit):
-        return self.item_link(hit)
-
     def item_pubdate(self, hit):
         return hit.item.published_at
 

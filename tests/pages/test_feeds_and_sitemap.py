@@ -96,6 +96,28 @@ def test_feed_links_use_site_url_not_the_request_host(client, db):
     )
 
 
+@pytest.mark.parametrize("url", ["/feeds/latest.atom", "/tags/grpo/feed.atom", "/papers/feed.atom"])
+def test_a_feed_entry_works_out_its_link_once_and_its_id_is_that_link(client, db, monkeypatch, url):
+    papers = [PaperFactory(in_research_index=True) for _ in range(3)]
+    for paper in papers:
+        paper.tags.add("grpo")
+    note = ResearchNoteFactory()
+    note.tags.add("grpo")
+    calls = []
+    for model in (Paper, ResearchNote):
+        original = model.get_absolute_url
+        monkeypatch.setattr(
+            model,
+            "get_absolute_url",
+            lambda item, original=original: calls.append(item) or original(item),
+        )
+    root = ET.fromstring(client.get(url).content)
+    entries = root.findall(f"{ATOM}entry")
+    assert entries and len(calls) == len(entries)
+    for entry in entries:
+        assert entry.find(f"{ATOM}id").text == entry.find(f"{ATOM}link").get("href")
+
+
 def test_feed_query_count_is_flat(client, db, django_assert_max_num_queries):
     for number in range(40):
         PaperFactory().tags.add(f"t{number}")
