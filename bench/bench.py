@@ -496,8 +496,9 @@ def report(runs, options, command, commit=None):
         f"- server: gunicorn, {options.workers} sync workers, DJANGO_ENV=production, on {HOST}; "
         f"load: Python threads, {options.connections} keep-alive connections; per endpoint "
         f"{options.rounds} rounds of {options.baseline:g} s `/healthz` then {options.duration:g} s "
-        f"the endpoint uncached (PAGE_CACHE_SECONDS=0; the card cache and the widget and "
-        "Markdown memos below it on, as on a miss in production), then 1 round cached (Redis/local "
+        f"the endpoint uncached (PAGE_CACHE_SECONDS=0; the cards, fragments and figures kept "
+        "per generation and the widget and Markdown memos below it on, as on a miss in "
+        "production), then 1 round cached (Redis/local "
         "memory page cache, stored by one request first)",
         "- p50/p99 in ms; `vs /healthz` = the endpoint's requests/s over `/healthz`'s in the same "
         "rounds; `queries` = SQL queries of one uncached request (Django test client, second "
