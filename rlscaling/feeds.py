@@ -4,11 +4,12 @@ are updated)."""
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
+from django.db.models import prefetch_related_objects
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
-from citations.models import CitationSummary, Paper, citation_vocabularies
+from citations.models import CitationSummary, Paper, authorships_with_authors, citation_vocabularies
 from notes.models import ResearchNote
 from rlscaling.tags import tag_list
 from rlscaling.text import clean_data
@@ -59,6 +60,16 @@ class PaperAndNoteItems:
         return item.byline or ", ".join(item.author_names) or None
 
 
+def with_authors_where_shown(items):
+    """`items`, with the authors of the papers among them that have no byline: an entry names
+    the byline, else the authors (`item_author_name`), and nearly every paper has a byline."""
+    prefetch_related_objects(
+        [item for item in items if isinstance(item, Paper) and not item.byline],
+        authorships_with_authors(),
+    )
+    return items
+
+
 class LatestFeed(PaperAndNoteItems, Feed):
     feed_type = CleanAtom1Feed
     title = f"{settings.SITE_NAME}: latest notes and papers"
@@ -75,7 +86,6 @@ class LatestFeed(PaperAndNoteItems, Feed):
         # Index papers only: the many citing papers held as citation records are not news.
         papers = (
             Paper.objects.in_research_index()
-            .with_authors()
             .prefetch_related(tag_list())
             .select_related("citation_count")
             .order_by("-published_at", "-id")[:FEED_LENGTH]
@@ -87,7 +97,7 @@ class LatestFeed(PaperAndNoteItems, Feed):
                 getattr(paper, "citation_count", None), roles, polarities
             )
         items = sorted([*notes, *papers], key=lambda item: item.published_at, reverse=True)
-        return items[:FEED_LENGTH]
+        return with_authors_where_shown(items[:FEED_LENGTH])
 
     def item_categories(self, item):
         kind = "Research note" if isinstance(item, ResearchNote) else "Paper"
@@ -108,8 +118,8 @@ class PaperListFeed(LatestFeed):
         return f"{settings.SITE_URL}/papers/feed.atom"
 
     def items(self):
-        papers = Paper.objects.published().with_authors().prefetch_related(tag_list())
-        return papers.order_by("-published_at", "-id")[:FEED_LENGTH]
+        papers = Paper.objects.published().prefetch_related(tag_list())
+        return with_authors_where_shown(list(papers.order_by("-published_at", "-id")[:FEED_LENGTH]))
 
 
 class NoteListFeed(LatestFeed):
@@ -156,10 +166,10 @@ class TopicFeed(PaperAndNoteItems, Feed):
 
 def newest_papers_and_notes(papers, notes):
     """The newest published papers and notes together, by publication time."""
-    papers = papers.with_authors().order_by("-published_at", "-id")[:FEED_LENGTH]
+    papers = papers.order_by("-published_at", "-id")[:FEED_LENGTH]
     notes = notes.order_by("-published_at", "-id")[:FEED_LENGTH]
     items = sorted([*papers, *notes], key=lambda item: item.published_at, reverse=True)
-    return items[:FEED_LENGTH]
+    return with_authors_where_shown(items[:FEED_LENGTH])
 
 
 class TagFeed(TopicFeed):

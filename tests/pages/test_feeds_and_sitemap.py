@@ -118,6 +118,42 @@ def test_a_feed_entry_works_out_its_link_once_and_its_id_is_that_link(client, db
         assert entry.find(f"{ATOM}id").text == entry.find(f"{ATOM}link").get("href")
 
 
+@pytest.mark.parametrize("url", ["/feeds/latest.atom", "/tags/grpo/feed.atom", "/papers/feed.atom"])
+def test_a_feed_names_the_byline_else_the_authors_and_reads_authors_only_for_those(
+    client, db, settings, url
+):
+    """At 1M nearly every paper has a byline: a feed reads the authors of the papers it shows
+    without one, not of all the papers it considered."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from citations.models import Author, Authorship
+
+    settings.PAGE_CACHE_SECONDS = 0
+    with_byline = PaperFactory(title="With a byline", byline="Lab A", in_research_index=True)
+    with_byline.tags.add("grpo")
+    Authorship.objects.create(paper=with_byline, author=Author.objects.create(name="Hidden"))
+
+    def authors_read():
+        with CaptureQueriesContext(connection) as queries:
+            root = ET.fromstring(client.get(url).content)
+        names = {
+            entry.find(f"{ATOM}title").text: entry.find(f"{ATOM}author/{ATOM}name").text
+            for entry in root.findall(f"{ATOM}entry")
+        }
+        return names, sum('"citations_authorship"' in query["sql"] for query in queries)
+
+    names, reads = authors_read()
+    assert names == {"With a byline": "Lab A"} and reads == 0
+    anonymous = PaperFactory(title="Without one", byline="", in_research_index=True)
+    anonymous.tags.add("grpo")
+    for position, name in enumerate(["Ada Lovelace", "Alan Turing"]):
+        author = Author.objects.create(name=name)
+        Authorship.objects.create(paper=anonymous, author=author, position=position)
+    names, reads = authors_read()
+    assert names["Without one"] == "Ada Lovelace, Alan Turing" and reads == 1
+
+
 def test_feed_query_count_is_flat(client, db, django_assert_max_num_queries):
     for number in range(40):
         PaperFactory().tags.add(f"t{number}")
