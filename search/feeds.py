@@ -1,6 +1,7 @@
 """The Atom feed of a search (`/search/feed.atom?q=…`): new papers and research notes that
 match, for a reader who wants to follow a topic."""
 
+import dataclasses
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -14,38 +15,51 @@ from .engine import SOURCES, Query
 DATED_KINDS = ("papers", "notes")
 
 
+@dataclasses.dataclass(frozen=True)
+class FeedSearch:
+    """What one request asked the feed for. The feed object is shared by every request (and
+    thread), so this travels as the feed's `obj`, never on the feed."""
+
+    query: Query
+    parameters: dict
+
+    @property
+    def query_string(self):
+        return urlencode(self.parameters)
+
+
 class SearchFeed(Feed):
     feed_type = CleanAtom1Feed
 
     def get_object(self, request):
-        self.parameters = {
+        parameters = {
             name: request.GET[name] for name in ("q", "kind", "year") if request.GET.get(name)
         }
-        return Query(request.GET.get("q", ""))
+        return FeedSearch(Query(request.GET.get("q", "")), parameters)
 
-    def title(self, query):
-        return f"{settings.SITE_NAME}: search results for “{query.text}”"
+    def title(self, search):
+        return f"{settings.SITE_NAME}: search results for “{search.query.text}”"
 
-    def subtitle(self, query):
+    def subtitle(self, search):
         return "Papers and research notes matching the search, newest first."
 
-    def link(self, query):
-        return f"{settings.SITE_URL}{reverse('search:search')}?{urlencode(self.parameters)}"
+    def link(self, search):
+        return f"{settings.SITE_URL}{reverse('search:search')}?{search.query_string}"
 
-    def feed_url(self, query):
-        return f"{settings.SITE_URL}{reverse('search:feed')}?{urlencode(self.parameters)}"
+    def feed_url(self, search):
+        return f"{settings.SITE_URL}{reverse('search:feed')}?{search.query_string}"
 
-    def items(self, query):
-        if not query:
+    def items(self, search):
+        if not search.query:
             return []
-        kind = self.parameters.get("kind")
-        year = int(self.parameters["year"]) if "year" in self.parameters else None
+        kind = search.parameters.get("kind")
+        year = int(search.parameters["year"]) if "year" in search.parameters else None
         hits = []
         for key in DATED_KINDS:
             if kind and kind != key:
                 continue
             source = SOURCES[key]
-            rows = source.newest(query, year)
+            rows = source.newest(search.query, year)
             hits += [source.hit(item) for item in rows[:FEED_LENGTH]]
         hits.sort(key=lambda hit: hit.item.published_at, reverse=True)
         return hits[:FEED_LENGTH]

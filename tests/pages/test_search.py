@@ -326,3 +326,16 @@ def test_search_finds_the_title_of_every_public_page(client, demo):
         if path not in urls:
             missed.append((path, title))
     assert missed == []
+
+
+def test_the_search_feed_keeps_each_requests_parameters_apart(rf, db):
+    """One feed object serves every request (and every thread of a threaded server): what a
+    request asked for must travel with its own object, not sit on the shared feed, or one
+    reader's feed links to another's search."""
+    from search.feeds import SearchFeed
+
+    feed = SearchFeed()
+    first = feed.get_object(rf.get("/search/feed.atom", {"q": "scaling", "kind": "papers"}))
+    feed.get_object(rf.get("/search/feed.atom", {"q": "reward"}))
+    assert feed.link(first).endswith("/search/?q=scaling&kind=papers")
+    assert feed.feed_url(first).endswith("/search/feed.atom?q=scaling&kind=papers")
