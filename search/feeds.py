@@ -17,8 +17,8 @@ DATED_KINDS = ("papers", "notes")
 
 @dataclasses.dataclass(frozen=True)
 class FeedSearch:
-    """What one request asked the feed for. The feed object is shared by every request (and
-    thread), so this travels as the feed's `obj`, never on the feed."""
+    """What one request asked the feed for. A feed object may serve many requests (and
+    threads), so this travels as the feed's `obj`, never on the feed."""
 
     query: Query
     parameters: dict
