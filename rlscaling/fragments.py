@@ -43,8 +43,13 @@ FRAGMENT_KEY_PREFIX = "fragment:v1"
 def template_sources(template):
     """The source of a template (django.template.base.Template) and of the templates it
     includes by name, so that a card template edited (a deploy, runserver) is a new card."""
-    sources = [template.source]
-    for node in template.nodelist.get_nodes_by_type(IncludeNode):
+    return [template.source, *included_sources(template.nodelist)]
+
+
+def included_sources(nodelist):
+    """The sources of the templates `nodelist` includes by name, and of those they include."""
+    sources = []
+    for node in nodelist.get_nodes_by_type(IncludeNode):
         if isinstance(node.template.var, str):
             sources += template_sources(get_template(node.template.var).template)
     return sources
@@ -109,9 +114,7 @@ def block_digest(tokens, nodelist):
     """A digest of a `{% fragment %}` block: its own tokens (the block as written) and the
     sources of the templates it includes by name, so that an edit is a new fragment."""
     written = [f"{token.token_type.value}:{token.contents}" for token in tokens]
-    for node in nodelist.get_nodes_by_type(IncludeNode):
-        if isinstance(node.template.var, str):
-            written += template_sources(get_template(node.template.var).template)
+    written += included_sources(nodelist)
     return hashlib.blake2b(repr(written).encode(), digest_size=8).hexdigest()
 
 
