@@ -120,12 +120,14 @@ UNCACHEABLE_DIRECTIVES = ("private", "no-store")
 MAX_CACHED_QUERY_LENGTH = 512
 
 
-def page_cache_seconds():
+def page_cache_seconds(remembered=MISSING):
     """PAGE_CACHE_SECONDS, cut short at the next scheduled publication change (0: do not
-    store), so pages switch at the due second (rlscaling/publishing/schedule.py)."""
+    store), so pages switch at the due second (rlscaling/publishing/schedule.py).
+    `remembered`: the next change as already read from the cache (`next_change_read`)."""
     from .publishing.schedule import cap_at_next_scheduled_change
 
-    return cap_at_next_scheduled_change(getattr(settings, "PAGE_CACHE_SECONDS", 300))
+    seconds = getattr(settings, "PAGE_CACHE_SECONDS", 300)
+    return cap_at_next_scheduled_change(seconds, remembered) if seconds > 0 else 0
 
 
 _unshared = contextvars.ContextVar("unshared", default=False)
@@ -434,14 +436,13 @@ def cache_key(request, query=None):
 
 
 def may_store(request):
-    """Whether this client may still add an entry this minute (PAGE_CACHE_STORES_PER_MINUTE)."""
+    """Whether this client may still add an entry this minute (PAGE_CACHE_STORES_PER_MINUTE):
+    one round trip on Redis."""
+    from .api.throttles import count_in_window
+
     limit = getattr(settings, "PAGE_CACHE_STORES_PER_MINUTE", 120)
-    key = f"page-cache:stores:{client_address(request)}:{int(time.time() // 60)}"
-    cache.add(key, 0, 70)
-    try:
-        return cache.incr(key) <= limit
-    except ValueError:  # expired between add and incr
-        return True
+    count, _ = count_in_window(cache, f"page-cache:stores:{client_address(request)}", 60)
+    return count <= limit
 
 
 def is_cacheable_request(request):
@@ -642,17 +643,18 @@ class PageCacheMiddleware:
             return thaw(request, entry, state)
         try:
             response = self.get_response(request)
-            self.store(request, response, key, query, generation, entry)
+            self.store(request, response, key, query, generation, entry, rules)
         finally:
             if slot is not None:
                 release_rebuild_slot(slot)  # once stored: no second rendering of this page
         return response
 
-    def store(self, request, response, key, query, generation, entry):
+    def store(self, request, response, key, query, generation, entry, rules):
         try:
             if is_cacheable_response(request, response) and keys_its_variants(request, response):
-                if is_normal_query(request, query) and may_store(request):
-                    cache.set(key, freeze(response, generation), page_cache_seconds())
+                seconds = page_cache_seconds(next_change_read(rules))
+                if seconds and is_normal_query(request, query) and may_store(request):
+                    cache.set(key, freeze(response, generation), seconds)
             elif entry is not None and entry[0] != generation:
                 # The page is gone or changed status (an item unpublished): no stale copy of
                 # it may be served to the next requests.

@@ -189,19 +189,20 @@ def note_scheduled_save(sender, instance, **kwargs):
         remember_next_scheduled_change(earliest)
 
 
-def seconds_until_next_scheduled_change():
+def seconds_until_next_scheduled_change(remembered=MISSING):
     """Whole seconds until the next scheduled change, rounded down: 0 when one is due (a page
-    rendered now may show the state before it); None when nothing is scheduled."""
-    moment = next_scheduled_change()
+    rendered now may show the state before it); None when nothing is scheduled. `remembered`
+    as for `next_scheduled_change`."""
+    moment = next_scheduled_change(remembered)
     if moment is None:
         return None
     return max(0, math.floor((moment - timezone.now()).total_seconds()))
 
 
-def cap_at_next_scheduled_change(seconds):
+def cap_at_next_scheduled_change(seconds, remembered=MISSING):
     """A cache lifetime of at most `seconds`, ending no later than the next scheduled change
-    (0: do not store)."""
-    remaining = seconds_until_next_scheduled_change()
+    (0: do not store). `remembered` as for `next_scheduled_change`."""
+    remaining = seconds_until_next_scheduled_change(remembered)
     return seconds if remaining is None else min(seconds, remaining)
 
 

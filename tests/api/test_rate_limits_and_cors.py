@@ -283,3 +283,51 @@ def test_on_redis_a_cached_page_is_one_round_trip(demo, redis_default_cache, mon
     trips = count_redis_round_trips(monkeypatch)
     assert client.get("/research/")["X-Page-Cache"] == "hit"
     assert trips == ["MGET"]
+
+
+@redis_only
+def test_on_redis_a_page_miss_stores_in_two_round_trips(demo, redis_default_cache, monkeypatch):
+    """A miss that is kept counts the client's stores (PAGE_CACHE_STORES_PER_MINUTE) in one
+    pipeline, then SETs the page: before, the count was an ADD and an INCR of their own."""
+    client = Client()
+    client.get("/claims/")  # the cards and figures below the page cache are kept now
+    client.get("/claims/?status=reported")
+    trips = count_redis_round_trips(monkeypatch)
+    assert not client.get("/claims/?status=contested").has_header("X-Page-Cache")
+    assert trips[0] == "MGET" and trips[-2:] == ["pipeline", "SET"]
+    assert "INCR" not in trips
+
+
+@redis_only
+def test_on_redis_with_the_page_cache_off_a_page_writes_nothing(
+    demo, redis_default_cache, settings, monkeypatch
+):
+    """PAGE_CACHE_SECONDS=0: nothing is stored, so nothing is counted or written either (a SET
+    that expires at once is a DEL on Redis)."""
+    settings.PAGE_CACHE_SECONDS = 0
+    client = Client()
+    client.get("/claims/?status=reported")
+    trips = count_redis_round_trips(monkeypatch)
+    assert client.get("/claims/?status=reported").status_code == 200
+    assert trips[0] == "MGET"  # the look-up; then what the page reads below the page cache
+    assert not {"SET", "DEL", "EXISTS", "INCRBY", "pipeline"} & set(trips)
+
+
+@redis_only
+def test_on_redis_the_cache_builds_no_client_per_call(demo, redis_default_cache, monkeypatch):
+    """Django's Redis cache builds a redis.Redis for every call (~0.15 ms of Python each, its
+    table of reply parsers): one per connection pool serves them all (redis-py's clients are
+    safe to share between threads)."""
+    import redis
+
+    client = Client()
+    client.get("/claims/")
+    built = []
+    init = redis.Redis.__init__
+    monkeypatch.setattr(
+        redis.Redis, "__init__", lambda self, *a, **k: built.append(1) or init(self, *a, **k)
+    )
+    url = "/claims/?status=reported"  # a miss (every cache call of a page), then a hit
+    assert not client.get(url).has_header("X-Page-Cache")
+    assert client.get(url)["X-Page-Cache"] == "hit"
+    assert built == []
