@@ -216,6 +216,18 @@ def current_generation():
     return generation
 
 
+_request_generation = contextvars.ContextVar("request_generation", default=None)
+
+
+def kept_values_generation():
+    """The generation that what is kept below the page cache (cards, fragments, a hub's
+    figures) is keyed by: in a request the page cache looked up, the one its look-up read (no
+    round trip of its own, and what is computed after that read is never older than its key);
+    elsewhere the current one."""
+    generation = _request_generation.get()
+    return current_generation() if generation is None else generation
+
+
 def bump_generation(withdrawal=False):
     """Make every cached page stale at once (the old entries then age out by their TTL).
     An ordinary change opens the stale window (unless one is open): for PAGE_CACHE_STALE_SECONDS
@@ -641,10 +653,12 @@ class PageCacheMiddleware:
             return self.get_response(request)
         if state is not None and api_throttles_allow(request):
             return thaw(request, entry, state)
+        reading = _request_generation.set(generation)
         try:
             response = self.get_response(request)
             self.store(request, response, key, query, generation, entry, rules)
         finally:
+            _request_generation.reset(reading)
             if slot is not None:
                 release_rebuild_slot(slot)  # once stored: no second rendering of this page
         return response
@@ -738,7 +752,7 @@ def cached_by_generation(key, compute):
     if not seconds:
         return compute()
     try:
-        full_key = f"{key}:{current_generation()}"
+        full_key = f"{key}:{kept_values_generation()}"
         value = cache.get(full_key)
     except CACHE_ERRORS:
         return compute()

@@ -31,7 +31,7 @@ from django.template.loader import get_template
 from django.template.loader_tags import IncludeNode
 from django.utils.safestring import mark_safe
 
-from .caching import cached_by_generation, current_generation, fragment_cache_seconds
+from .caching import cached_by_generation, fragment_cache_seconds, kept_values_generation
 from .middleware import CACHE_ERRORS
 
 logger = logging.getLogger(__name__)
@@ -75,7 +75,7 @@ def card_keys(items, template, options):
     """One cache key per item: the generation, the template and options, the item."""
     variant = repr((source_digest(template.template), sorted(options.items())))
     digest = hashlib.blake2b(variant.encode(), digest_size=8).hexdigest()
-    prefix = f"{KEY_PREFIX}:{current_generation()}:{digest}"
+    prefix = f"{KEY_PREFIX}:{kept_values_generation()}:{digest}"
     return [f"{prefix}:{item._meta.label_lower}:{item.pk}" for item in items]
 
 

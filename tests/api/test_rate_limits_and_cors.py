@@ -331,3 +331,25 @@ def test_on_redis_the_cache_builds_no_client_per_call(demo, redis_default_cache,
     assert not client.get(url).has_header("X-Page-Cache")
     assert client.get(url)["X-Page-Cache"] == "hit"
     assert built == []
+
+
+@redis_only
+def test_on_redis_a_page_miss_reads_the_generation_once(demo, redis_default_cache, monkeypatch):
+    """What a miss keeps or reuses below the page cache (cards, fragments, figures) is keyed by
+    the generation the page cache read in its look-up: the hub's seven blocks had each read
+    it again, a round trip apiece."""
+    import redis
+
+    hub = f"/papers/{ART_OF_SCALING}/"
+    client = Client()
+    client.get(hub)  # its cards, fragments and figures are kept
+    keys = []
+    send = redis.Redis.execute_command
+    monkeypatch.setattr(
+        redis.Redis,
+        "execute_command",
+        lambda self, *a, **k: keys.append(a[1]) or send(self, *a, **k),
+    )
+    assert not client.get(f"{hub}?page=1").has_header("X-Page-Cache")  # a miss
+    assert [key for key in keys if key.endswith("page-cache:generation")] == [keys[0]]
+    assert len(keys) >= 8  # the look-up, 6 kept blocks, the store
