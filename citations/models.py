@@ -5,7 +5,16 @@ from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connection, models
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Value
+from django.db.models import (
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    Value,
+    prefetch_related_objects,
+)
 from django.db.models.functions import Lower, TruncQuarter
 from django.urls import reverse
 from django.utils import timezone
@@ -138,6 +147,16 @@ def authorships_with_authors():
         queryset=Authorship.objects.select_related("author"),
         to_attr="authorship_list",
     )
+
+
+def with_authors_where_shown(items):
+    """`items`, with the authors of the papers among them that have no byline: a feed entry or
+    a search hit names the byline, else the authors, and nearly every paper has a byline."""
+    prefetch_related_objects(
+        [item for item in items if isinstance(item, Paper) and not item.byline],
+        authorships_with_authors(),
+    )
+    return items
 
 
 class PaperQuerySet(PublishableQuerySet):

@@ -4,12 +4,16 @@ are updated)."""
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
-from django.db.models import prefetch_related_objects
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
-from citations.models import CitationSummary, Paper, authorships_with_authors, citation_vocabularies
+from citations.models import (
+    CitationSummary,
+    Paper,
+    citation_vocabularies,
+    with_authors_where_shown,
+)
 from notes.models import ResearchNote
 from rlscaling.tags import tag_list
 from rlscaling.text import clean_data
@@ -58,16 +62,6 @@ class PaperAndNoteItems:
         if isinstance(item, ResearchNote):
             return settings.SITE_NAME
         return item.byline or ", ".join(item.author_names) or None
-
-
-def with_authors_where_shown(items):
-    """`items`, with the authors of the papers among them that have no byline: an entry names
-    the byline, else the authors (`item_author_name`), and nearly every paper has a byline."""
-    prefetch_related_objects(
-        [item for item in items if isinstance(item, Paper) and not item.byline],
-        authorships_with_authors(),
-    )
-    return items
 
 
 class LatestFeed(PaperAndNoteItems, Feed):

@@ -34,7 +34,7 @@ from bottlenecks.evidence import Claim
 from bottlenecks.models import Analysis, Layer
 from citations.identifiers import normalise_arxiv_id, normalise_doi
 from citations.identity import Scheme, papers_with_identifiers
-from citations.models import NEWEST_FIRST, Authorship, Paper
+from citations.models import NEWEST_FIRST, Authorship, Paper, with_authors_where_shown
 from notes.models import CommunityPost, ResearchNote
 from rlscaling.caching import cached_by_generation
 from rlscaling.pagination import bounded_count
@@ -203,6 +203,10 @@ class Source:
     def hit(self, item):
         raise NotImplementedError
 
+    def hits(self, items):
+        """Each of `items` as a result (`hit`), with what a hit shows read for all at once."""
+        return [self.hit(item) for item in items]
+
     def suggestion(self, item):
         """What the header box's list shows of a suggested row (`suggestions()`)."""
         hit = self.hit(item)
@@ -221,7 +225,7 @@ class PaperSource(Source):
     default_order = NEWEST_FIRST
 
     def published(self):
-        return Paper.objects.published().with_authors()
+        return Paper.objects.published()
 
     def matches(self, rows, query):
         """`rows` matching `query`, in no order."""
@@ -294,6 +298,9 @@ class PaperSource(Source):
 
     def suggestion(self, paper):
         return {"title": paper.title, "url": paper.get_absolute_url(), "kind": self.label}
+
+    def hits(self, papers):
+        return super().hits(with_authors_where_shown(list(papers)))
 
     def hit(self, paper):
         meta = [paper.byline or ", ".join(paper.author_names[:3])]

@@ -60,7 +60,7 @@ class SearchFeed(Feed):
                 continue
             source = SOURCES[key]
             rows = source.newest(search.query, year)
-            hits += [source.hit(item) for item in rows[:FEED_LENGTH]]
+            hits += source.hits(rows[:FEED_LENGTH])
         hits.sort(key=lambda hit: hit.item.published_at, reverse=True)
         return hits[:FEED_LENGTH]
 

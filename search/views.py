@@ -75,7 +75,7 @@ def search(request):
             count=count.value if known else None,
             count_is_bound=count.more,
         )
-        page.object_list = [source.hit(item) for item in page.object_list]
+        page.object_list = source.hits(page.object_list)
         context["page"] = page
         context["groups"] = [Group(source, count.value, page.object_list, near, count.more)]
     else:
@@ -83,7 +83,7 @@ def search(request):
         for source in SOURCES.values():
             count, rows, near = hits_for(source, query, year, GROUP_SIZE)
             if count.value:
-                hits = [source.hit(item) for item in rows]
+                hits = source.hits(rows)
                 groups.append(Group(source, count.value, hits, near, count.more))
         context["groups"] = groups
     context["total"] = sum(group.count for group in context["groups"])

@@ -339,3 +339,38 @@ def test_the_search_feed_keeps_each_requests_parameters_apart(rf, db):
     feed.get_object(rf.get("/search/feed.atom", {"q": "reward"}))
     assert feed.link(first).endswith("/search/?q=scaling&kind=papers")
     assert feed.feed_url(first).endswith("/search/feed.atom?q=scaling&kind=papers")
+
+
+@pytest.mark.parametrize("kind", ["", "papers"])
+def test_a_paper_hit_names_the_byline_else_the_authors_and_reads_authors_only_for_those(
+    client, db, settings, kind
+):
+    """As the feeds: the search read the authors of every paper hit, while a hit shows them only
+    for a paper without a byline (nearly every paper has one). Its feed shows neither."""
+    from django.test.utils import CaptureQueriesContext
+
+    from citations.models import Author, Authorship
+
+    settings.PAGE_CACHE_SECONDS = 0
+    with_byline = PaperFactory(title="Zeppelin with a byline", byline="Lab A")
+    Authorship.objects.create(paper=with_byline, author=Author.objects.create(name="Zed Unshown"))
+
+    def shown(url):
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(url, {"q": "zeppelin", **({"kind": kind} if kind else {})})
+        assert response.status_code == 200
+        # Reads of authorships, not the match (on SQLite, `EXISTS` over them in the WHERE).
+        reads = [
+            q for q in queries if 'FROM "citations_authorship"' in q["sql"].split(" WHERE ")[0]
+        ]
+        return text_of(response), len(reads)
+
+    text, reads = shown(SEARCH)
+    assert "Lab A" in text and "Zed Unshown" not in text and reads == 0
+    assert shown("/search/feed.atom")[1] == 0
+    anonymous = PaperFactory(title="Zeppelin without one", byline="")
+    for position, name in enumerate(["Ada Lovelace", "Alan Turing"]):
+        author = Author.objects.create(name=name)
+        Authorship.objects.create(paper=anonymous, author=author, position=position)
+    text, reads = shown(SEARCH)
+    assert "Ada Lovelace, Alan Turing" in text and reads == 1
