@@ -235,8 +235,9 @@ def redis_default_cache(settings):
         raw.delete(*keys)
 
 
-def count_redis_round_trips(monkeypatch):
-    """Every command sent to Redis outside a pipeline, and every pipeline (one each)."""
+def count_redis_round_trips(monkeypatch, noted=lambda command: command[0]):
+    """Every command sent to Redis outside a pipeline (its name, or what `noted` takes of its
+    words), and every pipeline (one each, "pipeline")."""
     import redis
 
     trips = []
@@ -244,7 +245,7 @@ def count_redis_round_trips(monkeypatch):
     monkeypatch.setattr(
         redis.Redis,
         "execute_command",
-        lambda self, *a, **k: trips.append(a[0]) or send(self, *a, **k),
+        lambda self, *a, **k: trips.append(noted(a)) or send(self, *a, **k),
     )
     execute = redis.client.Pipeline.execute
     monkeypatch.setattr(
@@ -338,18 +339,10 @@ def test_on_redis_a_page_miss_reads_the_generation_once(demo, redis_default_cach
     """What a miss keeps or reuses below the page cache (cards, fragments, figures) is keyed by
     the generation the page cache read in its look-up: the hub's seven blocks had each read
     it again, a round trip apiece."""
-    import redis
-
     hub = f"/papers/{ART_OF_SCALING}/"
     client = Client()
     client.get(hub)  # its cards, fragments and figures are kept
-    keys = []
-    send = redis.Redis.execute_command
-    monkeypatch.setattr(
-        redis.Redis,
-        "execute_command",
-        lambda self, *a, **k: keys.append(a[1]) or send(self, *a, **k),
-    )
+    keys = count_redis_round_trips(monkeypatch, noted=lambda command: command[1])
     assert not client.get(f"{hub}?page=1").has_header("X-Page-Cache")  # a miss
     assert [key for key in keys if key.endswith("page-cache:generation")] == [keys[0]]
     assert len(keys) >= 8  # the look-up, 6 kept blocks, the store
