@@ -4,7 +4,9 @@ from django.conf import settings
 from django.db.models import Prefetch
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.template.loader import get_template
 from django.urls import reverse
+from django.utils.functional import SimpleLazyObject
 from django.views.decorators.http import require_safe
 
 from bottlenecks.models import Analysis, Claim, Dimension, Layer, LoopStage
@@ -12,6 +14,7 @@ from citations.models import Paper
 from notes.models import CommunityPost, GuideSection, Question, ResearchNote
 
 from .caching import reads_query
+from .fragments import source_digest
 from .pagination import paginate
 from .tags import public_tags
 
@@ -39,11 +42,16 @@ GUIDE_SECTIONS = {
 @require_safe
 def home(request):
     """The field guide: the editor-written sections of seed 001, in their editors' order."""
-    featured_notes = list(
-        ResearchNote.objects.featured().prefetch_related(
-            Prefetch("claims", queryset=Claim.objects.published().by_evidence())
-        )[:FEATURED_NOTES_LIMIT]
-    )
+    # Below the intro the guide is one {% fragment %} (home.html): nothing here is read until
+    # it is rendered, so a page-cache miss whose guide is kept runs one query.
+    featured_notes = ResearchNote.objects.featured().prefetch_related(
+        Prefetch("claims", queryset=Claim.objects.published().by_evidence())
+    )[:FEATURED_NOTES_LIMIT]
+
+    def evidence_updated():
+        newest = next(iter(featured_notes), None)
+        return newest.published_at if newest else None
+
     sections = list(GuideSection.objects.all())
     context = {
         "nav": "guide",
@@ -51,16 +59,28 @@ def home(request):
         "dimensions": Dimension.objects.published(),
         "loop_stages": LoopStage.objects.published(),
         "layers": Layer.objects.published(),
-        "analysis": Analysis.objects.published().prefetch_related("steps").first(),
+        "analysis": SimpleLazyObject(
+            lambda: Analysis.objects.published().prefetch_related("steps").first()
+        ),
         "featured_notes": featured_notes,
-        "evidence_updated": featured_notes[0].published_at if featured_notes else None,
+        "evidence_updated": evidence_updated,
         "community_posts": CommunityPost.objects.published(),
         "team_questions": Question.objects.published().filter(kind=Question.Kind.TEAM),
         "faqs": Question.objects.published().filter(kind=Question.Kind.FAQ),
         "latest_papers": Paper.objects.latest_research()[:LATEST_RESEARCH_COUNT],
+        "guide_templates": guide_template_digests(),
     }
-    context["guide_sections"] = guide_sections(sections, context)
+    context["guide_sections"] = lambda: guide_sections(sections, context)
     return render(request, "home.html", context)
+
+
+def guide_template_digests():
+    """The digests of the guide's section templates (rlscaling/fragments.py): home.html
+    includes them by a name it reads from the context, which its fragment's own digest cannot
+    see, so an edited section template is a new fragment."""
+    names = ["home/section.html", "home/analysis.html"]
+    names += [f"home/{key}.html" for key in GUIDE_SECTIONS]
+    return [source_digest(get_template(name).template) for name in names]
 
 
 def guide_sections(sections, context):

@@ -196,3 +196,52 @@ def test_home_page_shows_the_demo_content(client, demo):
     response = client.get("/")
     assert response.status_code == 200
     assert "Environments" in response.content.decode()
+
+
+def guide_page(client):
+    """The field guide's HTML (its nonce removed) and the SQL queries it ran."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(reverse("home"))
+    assert response.status_code == 200
+    return re.sub(r'nonce="[^"]*"', "", response.content.decode()), len(queries)
+
+
+def test_the_guide_is_rendered_once_per_generation_and_an_edit_shows_at_once(
+    client, demo, settings
+):
+    """Below the intro the field guide follows from the published content alone: a page-cache
+    miss reuses it (one query, the guide's sections, for the title and the intro) until the
+    next editorial change."""
+    from bottlenecks.models import Dimension
+
+    settings.PAGE_CACHE_SECONDS = 0  # every request runs the view, as a page-cache miss does
+    first, first_queries = guide_page(client)
+    again, queries = guide_page(client)
+    assert again == first and queries == 1 < first_queries
+    dimension = Dimension.objects.published().first()
+    assert dimension.name in first
+    dimension.name = "Curriculum breadth"
+    dimension.save()
+    edited, queries = guide_page(client)
+    assert "Curriculum breadth" in edited and queries == first_queries
+
+
+def test_an_edited_guide_section_template_is_a_new_guide(client, demo, settings, tmp_path):
+    """home.html includes its sections by a name it reads from the context: the view hands the
+    fragment their templates' digests, so an edit shows at once under runserver too."""
+    from django.template.autoreload import reset_loaders
+
+    settings.PAGE_CACHE_SECONDS = 0
+    (tmp_path / "home").mkdir()
+    faq = tmp_path / "home" / "faq.html"
+    faq.write_text('{% extends "home/section.html" %}{% block body %}Asked once{% endblock %}')
+    templates = settings.TEMPLATES[0]
+    settings.TEMPLATES = [{**templates, "DIRS": [tmp_path, *templates["DIRS"]]}]
+    reset_loaders()
+    assert "Asked once" in guide_page(client)[0]
+    faq.write_text('{% extends "home/section.html" %}{% block body %}Asked again{% endblock %}')
+    reset_loaders()  # as runserver does when a template changes
+    assert "Asked again" in guide_page(client)[0]
