@@ -45,3 +45,23 @@ def test_paper_pages_carry_article_tags(demo):
 def test_a_draft_has_no_card(demo):
     Paper.objects.filter(slug=ART_OF_SCALING).update(status="draft")
     assert Client().get(f"/papers/{ART_OF_SCALING}/card.png").status_code == 404
+
+
+@pytest.mark.parametrize("kind", ["paper", "note"])
+def test_a_card_is_drawn_once_until_what_it_shows_changes(demo, settings, monkeypatch, kind):
+    """Drawing a card takes Pillow about 50 ms: a page-cache miss (another worker, a card past
+    the page cache's time) reuses the PNG of the same card; an edited title is a new card."""
+    from rlscaling import cards
+
+    settings.PAGE_CACHE_SECONDS = 0  # every request runs the view, as a page-cache miss does
+    drawn = []
+    draw = cards.draw_card
+    monkeypatch.setattr(cards, "draw_card", lambda *a: drawn.append(a[1]) or draw(*a))
+    item = (Paper if kind == "paper" else ResearchNote).objects.published().first()
+    url = f"{item.get_absolute_url()}card.png"
+    client = Client()
+    first = client.get(url).content
+    assert client.get(url).content == first and drawn == [item.title]
+    item.title = "A title of its own"
+    item.save()
+    assert client.get(url).content != first and drawn == [drawn[0], "A title of its own"]
