@@ -13,7 +13,7 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 
 from bottlenecks.models import Layer
-from rlscaling.caching import reads_query
+from rlscaling.caching import cached_by_generation, reads_query
 from rlscaling.tags import public_tags
 
 from .filters import CitingPaperFilter, ResearchIndexFilter
@@ -107,10 +107,21 @@ def visible_paper(request, slug):
     return get_object_or_404(Paper.objects.visible_to(request.user).with_authors(), slug=slug)
 
 
+def paper_json_ld(paper):
+    """The paper's JSON-LD with its newest typed citations each way. A published paper's is
+    kept per generation, as a hub's figures are; a draft's (for its editors) is built afresh,
+    since its edits leave the generation alone."""
+    if not paper.is_published:
+        return scholarly_article(paper, with_citations=True)
+    return cached_by_generation(
+        f"paper-json-ld:v1:{paper.pk}", lambda: scholarly_article(paper, with_citations=True)
+    )
+
+
 def paper_representation(request, paper, media_type):
     if media_type == JSON_LD:
         response = JsonResponse(
-            scholarly_article(paper, with_citations=True),
+            paper_json_ld(paper),
             content_type=f"{JSON_LD}; charset=utf-8",
             json_dumps_params={"ensure_ascii": False, "indent": 2},
         )

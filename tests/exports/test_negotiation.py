@@ -132,3 +132,45 @@ def test_a_view_varying_on_accept_without_a_keyed_variant_is_not_stored(rf):
     assert not keys_its_variants(rf.get("/tags/"), response)
     assert keys_its_variants(rf.get(HUB), response)
     assert keys_its_variants(rf.get("/api/v1/papers/"), response)
+
+
+def test_a_published_papers_json_ld_is_built_once_per_generation(demo, settings):
+    """A hub's JSON-LD reads its newest typed citations each way: a page-cache miss (another
+    Accept, another worker) reuses it until the next editorial change, which shows at once."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.PAGE_CACHE_SECONDS = 0  # every request runs the view, as a page-cache miss does
+
+    def json_ld(url, accept=None):
+        with CaptureQueriesContext(connection) as queries:
+            response = get(url, accept)
+        assert response.status_code == 200
+        edges = sum('"citations_citation"' in query["sql"] for query in queries)
+        return json.loads(response.content), edges
+
+    first, edges = json_ld(f"/papers/{ART_OF_SCALING}.jsonld")
+    assert edges and first["name"]
+    again, edges = json_ld(HUB, "application/ld+json")
+    assert again == first and edges == 0
+    Paper.objects.get(slug=ART_OF_SCALING).tags.add("kept-once")
+    edited, edges = json_ld(f"/papers/{ART_OF_SCALING}.jsonld")
+    assert "kept-once" in edited["keywords"] and edges
+
+
+def test_an_editor_sees_a_drafts_json_ld_as_it_is_now(demo, settings):
+    """A draft's edits leave the generation alone (readers never see it): its JSON-LD is built
+    afresh for the editor each time, never kept."""
+    from tests.factories import UserFactory
+
+    settings.PAGE_CACHE_SECONDS = 0
+    paper = Paper.objects.get(slug=ART_OF_SCALING)
+    paper.status = "draft"
+    paper.save()
+    client = Client()
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    assert get(f"/papers/{ART_OF_SCALING}.jsonld", client=client).json()["name"] == paper.title
+    paper.title = "Retitled in draft"
+    paper.save()
+    response = get(f"/papers/{ART_OF_SCALING}.jsonld", client=client)
+    assert response.json()["name"] == "Retitled in draft"
