@@ -93,6 +93,20 @@ class ResilientRedisCacheClient(RedisCacheClient):
         return found, (count, left)
 
 
+def count_in_window(cache, key, seconds):
+    """(requests counted under `key` in its window, this one included; seconds left in it),
+    with any cache (the API throttles, the page cache's stores): one round trip on Redis;
+    elsewhere (local memory) a read and a write."""
+    if hasattr(cache, "count_in_window"):
+        return cache.count_in_window(key, seconds)
+    now = time.time()
+    count, ends = cache.get(key, (0, now + seconds))
+    if ends <= now:
+        count, ends = 0, now + seconds
+    cache.set(key, (count + 1, ends), ends - now)
+    return count + 1, ends - now
+
+
 def seconds_left(milliseconds, seconds):
     """The seconds left in a window, from PTTL's answer (a key without expiry: all of it)."""
     return (milliseconds if milliseconds > 0 else seconds * 1000) / 1000

@@ -72,6 +72,7 @@ from django.utils import timezone
 from django.utils.cache import get_conditional_response
 from django.utils.http import parse_http_date_safe
 
+from .cache_backend import count_in_window
 from .client_address import client_address
 from .middleware import CACHE_ERRORS
 from .publishing import Publishable, Status
@@ -450,8 +451,6 @@ def cache_key(request, query=None):
 def may_store(request):
     """Whether this client may still add an entry this minute (PAGE_CACHE_STORES_PER_MINUTE):
     one round trip on Redis."""
-    from .api.throttles import count_in_window
-
     limit = getattr(settings, "PAGE_CACHE_STORES_PER_MINUTE", 120)
     count, _ = count_in_window(cache, f"page-cache:stores:{client_address(request)}", 60)
     return count <= limit

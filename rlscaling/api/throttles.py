@@ -25,6 +25,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework import throttling
 
+from rlscaling.cache_backend import count_in_window
 from rlscaling.client_address import client_address
 
 # As rlscaling.middleware.CACHE_ERRORS (not imported: the middleware imports the API layer).
@@ -66,19 +67,6 @@ def anonymous_window(request):
     throttle = AnonRateThrottle()
     key = throttle.get_cache_key(request, None) if throttle.rate else None
     return None if key is None else (key, throttle.duration)
-
-
-def count_in_window(cache, key, seconds):
-    """(requests counted under `key` in its window, this one included; seconds left in it):
-    one round trip on Redis; elsewhere (local memory) a read and a write."""
-    if hasattr(cache, "count_in_window"):
-        return cache.count_in_window(key, seconds)
-    now = time.time()
-    count, ends = cache.get(key, (0, now + seconds))
-    if ends <= now:
-        count, ends = 0, now + seconds
-    cache.set(key, (count + 1, ends), ends - now)
-    return count + 1, ends - now
 
 
 class ResilientThrottleMixin:
