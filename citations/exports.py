@@ -3,6 +3,7 @@ paper, a hub's citing papers (the explorer's filters), a tag, a layer and a rese
 search; and content negotiation on a paper's own URL (`negotiated`)."""
 
 import dataclasses
+import functools
 import json
 
 from django.db.models import Prefetch
@@ -111,11 +112,10 @@ def paper_json_ld(paper):
     """The paper's JSON-LD with its newest typed citations each way. A published paper's is
     kept per generation, as a hub's figures are; a draft's (for its editors) is built afresh,
     since its edits leave the generation alone."""
+    article = functools.partial(scholarly_article, paper, with_citations=True)
     if not paper.is_published:
-        return scholarly_article(paper, with_citations=True)
-    return cached_by_generation(
-        f"paper-json-ld:v1:{paper.pk}", lambda: scholarly_article(paper, with_citations=True)
-    )
+        return article()
+    return cached_by_generation(f"paper-json-ld:v1:{paper.pk}", article)
 
 
 def paper_representation(request, paper, media_type):
