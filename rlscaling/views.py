@@ -36,6 +36,12 @@ GUIDE_SECTIONS = {
     "latest": "latest_papers",
     "faq": "faqs",
 }
+ANALYSIS_CARD_TEMPLATE = "home/analysis.html"
+
+
+def section_template(key):
+    """The template of the guide section `key` (each extends home/section.html)."""
+    return f"home/{key}.html"
 
 
 @reads_query()
@@ -78,8 +84,8 @@ def guide_template_digests():
     """The digests of the guide's section templates (rlscaling/fragments.py): home.html
     includes them by a name it reads from the context, which its fragment's own digest cannot
     see, so an edited section template is a new fragment."""
-    names = ["home/section.html", "home/analysis.html"]
-    names += [f"home/{key}.html" for key in GUIDE_SECTIONS]
+    names = ["home/section.html", ANALYSIS_CARD_TEMPLATE]
+    names += [section_template(key) for key in GUIDE_SECTIONS]
     return [source_digest(get_template(name).template) for name in names]
 
 
@@ -87,12 +93,12 @@ def guide_sections(sections, context):
     """The blocks of the field guide below the intro, in GuideSection order: each written
     section with something to list, and the Bottleneck Map card right after "breaks" (the
     layer table it analyses), or last if there is no such section."""
-    card = {"section": None, "template": "home/analysis.html"}
+    card = {"section": None, "template": ANALYSIS_CARD_TEMPLATE}
     blocks = []
     for section in sections:
         items = GUIDE_SECTIONS.get(section.key)
         if items and context[items]:
-            blocks.append({"section": section, "template": f"home/{section.key}.html"})
+            blocks.append({"section": section, "template": section_template(section.key)})
         if section.key == "breaks" and context["analysis"]:
             blocks.append(card)
     if context["analysis"] and card not in blocks:
