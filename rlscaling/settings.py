@@ -73,56 +73,66 @@ INSTALLED_APPS = [
     # The task queue (Django's Tasks API backport) and its database backend: large imports.
     "django_tasks",
     "django_tasks_db",
-    "rlscaling",
+    # Lowest first: the platform every app builds on, then the domain apps, then the site's
+    # own pages. import-linter keeps the imports pointing down (pyproject.toml).
+    "core",
+    "publishing",
+    "pagecache",
+    "apikit",
+    "tags",
     "bottlenecks",
     "citations",
     "notes",
+    "results",
+    "evidence",
+    "discovery",
     "search",
+    "web",
 ]
+if not PRODUCTION:
+    # Synthetic corpora for tests and benchmarks; never in a production deploy.
+    INSTALLED_APPS.append("bench")
 
 # Background tasks (large imports) are rows in the database; `manage.py db_worker` runs them.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 # The public dump (/data/dump/latest.zip): where the archives go, and whether every `migrate`
-# makes sure the daily regeneration is queued (rlscaling/dump_tasks.py).
+# makes sure the daily regeneration is queued (web/dump_tasks.py).
 DUMP_DIR = Path(os.environ.get("DUMP_DIR") or BASE_DIR / "var" / "dumps")
 DUMP_SCHEDULE = env_bool("DUMP_SCHEDULE", default=True)
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Permissions-Policy, Cross-Origin-Resource-Policy, Cache-Control on HTML.
-    "rlscaling.security_headers.SecurityHeadersMiddleware",
+    "core.security_headers.SecurityHeadersMiddleware",
     # CORS for anonymous API reads (CORS_* below); before anything that answers on its own.
+    # The first takes CORS headers off every unsafe method's answer.
+    "core.middleware.CorsReadsOnlyMiddleware",
     "corsheaders.middleware.CorsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "csp.middleware.CSPMiddleware",
+    # A NUL or other control character in the query string or path is a 400, before any query.
+    "core.middleware.RefuseControlCharactersMiddleware",
     # A database outage becomes a styled 503 (JSON under /api/), never a traceback.
-    "rlscaling.middleware.DatabaseUnavailableMiddleware",
+    "core.middleware.DatabaseUnavailableMiddleware",
     # X-RateLimit-* on throttled API answers, cached ones included; Retry-After on every 429.
-    "rlscaling.api.throttles.RateLimitHeadersMiddleware",
-    # Anonymous answers from the shared cache (rlscaling/caching.py): a hit skips the rest.
-    "rlscaling.caching.PageCacheMiddleware",
-    # A scheduled publication or expiry that came due is handled before any view answers
-    # (the page cache handles it for the requests it looks up, in the same round trip).
-    "rlscaling.publishing.schedule.ScheduledChangesMiddleware",
+    "apikit.throttles.RateLimitHeadersMiddleware",
+    # Anonymous answers from the shared cache (pagecache/caching.py): a hit skips the rest.
+    "pagecache.caching.PageCacheMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # PostgreSQL: anonymous requests run under ANONYMOUS_STATEMENT_TIMEOUT_MS and
     # ANONYMOUS_PARALLEL_WORKERS (below).
-    "rlscaling.session_limits.AnonymousSessionLimitsMiddleware",
+    "core.session_limits.AnonymousSessionLimitsMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "simple_history.middleware.HistoryRequestMiddleware",
     # Axes must come last: it reads the result of authentication.
     "axes.middleware.AxesMiddleware",
-    # After authentication: an editor's successful write makes every cached page stale.
-    "rlscaling.caching.WriteInvalidationMiddleware",
 ]
 
 ROOT_URLCONF = "rlscaling.urls"
-# Widgets rendered once per distinct widget and process (rlscaling/form_rendering.py).
-FORM_RENDERER = "rlscaling.form_rendering.MemoizedWidgetRenderer"
 
 TEMPLATES = [
     {
@@ -135,7 +145,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "csp.context_processors.nonce",
-                "rlscaling.context_processors.site",
+                "core.context_processors.site",
             ],
         },
     },
@@ -171,9 +181,9 @@ LOCAL_CACHE = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCA
 if REDIS_URL:
     CACHES = {
         "default": {
-            # Django's RedisCache with a circuit breaker (rlscaling/cache_backend.py): a Redis
+            # Django's RedisCache with a circuit breaker (pagecache/backend.py): a Redis
             # that is down or never answers costs one short timeout, then is skipped.
-            "BACKEND": "rlscaling.cache_backend.ResilientRedisCache",
+            "BACKEND": "pagecache.backend.ResilientRedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "rlscaling"),
             "TIMEOUT": 300,
@@ -190,24 +200,23 @@ else:
         "local": LOCAL_CACHE,
     }
 CACHE_RETRY_SECONDS = int(os.environ.get("CACHE_RETRY_SECONDS", "5"))
-# Whole anonymous pages and API answers (rlscaling/caching.py); a save invalidates them at once.
+# Whole anonymous pages and API answers (pagecache/caching.py); a change publishing announces
+# makes them stale at once; this bounds how long one can miss a change nothing announced.
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "300"))
 # How many new pages one client may add to the cache a minute (its other misses go uncached).
 PAGE_CACHE_STORES_PER_MINUTE = int(os.environ.get("PAGE_CACHE_STORES_PER_MINUTE", "120"))
-# After a change, how long readers may still get the page from before it while the site
-# re-renders stale pages PAGE_CACHE_REBUILD_SLOTS at a time (rlscaling/caching.py; 0: never).
-PAGE_CACHE_STALE_SECONDS = int(os.environ.get("PAGE_CACHE_STALE_SECONDS", "30"))
-PAGE_CACHE_REBUILD_SLOTS = int(os.environ.get("PAGE_CACHE_REBUILD_SLOTS", "1"))
-# Paper and note cards in lists, kept under the same generation (rlscaling/fragments.py).
-FRAGMENT_CACHE_SECONDS = int(os.environ.get("FRAGMENT_CACHE_SECONDS", "300"))
 # Readers' correction suggestions (citations/corrections_views.py): sends per client address
 # and hour, and the least time between showing the form and sending it (robots are quicker).
 CORRECTION_SUGGESTIONS_PER_HOUR = 5
 CORRECTION_FORM_MIN_SECONDS = 3
+# A form's token is single use, for its edge, and expires after this long.
+CORRECTION_FORM_MAX_SECONDS = 3600
+# Sends per hour from all addresses together: the editors' queue, not one address, is bounded.
+CORRECTION_SUGGESTIONS_PER_HOUR_TOTAL = 60
 
 # Reverse proxies in front of the app servers that append to X-Forwarded-For. 0 (default):
 # the header is ignored and the client is the socket peer. One rule for the throttles, axes,
-# the page cache's per-client limit and logs: rlscaling/client_address.py.
+# the page cache's per-client limit and logs: core/client_address.py.
 TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -228,8 +237,8 @@ AXES_FAILURE_LIMIT = int(os.environ.get("AXES_FAILURE_LIMIT", "5"))
 AXES_COOLOFF_TIME = 1  # hours
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
-AXES_CLIENT_IP_CALLABLE = "rlscaling.client_address.axes_client_address"
-AXES_USERNAME_CALLABLE = "rlscaling.login.axes_username"
+AXES_CLIENT_IP_CALLABLE = "core.client_address.axes_client_address"
+AXES_USERNAME_CALLABLE = "core.login.axes_username"
 # A login whose `next=` is refused (another site) lands on the admin index.
 LOGIN_REDIRECT_URL = "admin:index"
 
@@ -271,19 +280,19 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
-    "DEFAULT_SCHEMA_CLASS": "rlscaling.api.schema.ApiSchema",
-    # JSON bounded in size (DATA_UPLOAD_MAX_MEMORY_SIZE) and nesting: rlscaling/api/parsers.py.
+    "DEFAULT_SCHEMA_CLASS": "apikit.schema.ApiSchema",
+    # JSON bounded in size (DATA_UPLOAD_MAX_MEMORY_SIZE) and nesting: apikit/parsers.py.
     "DEFAULT_PARSER_CLASSES": [
-        "rlscaling.api.parsers.BoundedJSONParser",
+        "apikit.parsers.BoundedJSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "EXCEPTION_HANDLER": "rlscaling.api.errors.exception_handler",
+    "EXCEPTION_HANDLER": "apikit.errors.exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
-        "rlscaling.api.throttles.AnonRateThrottle",
-        "rlscaling.api.throttles.UserRateThrottle",
+        "apikit.throttles.AnonRateThrottle",
+        "apikit.throttles.UserRateThrottle",
     ],
-    # Informational: the throttles take the client from rlscaling/client_address.py.
+    # Informational: the throttles take the client from core/client_address.py.
     "NUM_PROXIES": TRUSTED_PROXY_COUNT,
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("API_THROTTLE_ANON", "1000/hour"),
@@ -297,7 +306,8 @@ REST_FRAMEWORK = {
 # CORS (django-cors-headers): any origin may read the API from a browser, anonymously. Only
 # GET/HEAD/OPTIONS pass a preflight, no credentials are allowed (no cookies, and no
 # Authorization header may be sent), so nothing cross-origin can write or act as an editor.
-CORS_URLS_REGEX = r"^/api/.*$"
+# Not the token endpoint: it answers no cross-origin request (apikit/auth.py refuses them).
+CORS_URLS_REGEX = r"^/api/(?!v1/auth/).*$"
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_CREDENTIALS = False
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]
@@ -319,8 +329,8 @@ SPECTACULAR_SETTINGS = {
     "(JSON: /api/v1/changelog/). Every list and detail takes `fields`/`omit`; papers and "
     "citations take `group_by`; `/api/v1/papers/arxiv:<id>/` and `/api/v1/papers/doi:<doi>/` "
     "redirect (302) to the paper; unknown query parameters are a 400.",
-    # The newest release in rlscaling/api/changelog.py.
-    "VERSION": "1.1.0",
+    # The newest release in apikit/changelog.py.
+    "VERSION": "1.3.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -352,7 +362,7 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
-SECURE_CROSS_ORIGIN_RESOURCE_POLICY = "same-origin"  # rlscaling/security_headers.py
+SECURE_CROSS_ORIGIN_RESOURCE_POLICY = "same-origin"  # core/security_headers.py
 SESSION_COOKIE_HTTPONLY = True
 
 if PRODUCTION:
@@ -379,7 +389,7 @@ LOGGING = {
             "style": "{",
         },
     },
-    "filters": {"client_address": {"()": "rlscaling.client_address.ClientAddressFilter"}},
+    "filters": {"client_address": {"()": "core.client_address.ClientAddressFilter"}},
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",

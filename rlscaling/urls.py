@@ -2,10 +2,13 @@ from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
-from . import browse, cards, health, open_data, views
-from .api import changelog as api_changelog
-from .caching import reads_query
-from .feeds import (
+from apikit import changelog as api_changelog
+from citations import urls as citations_urls
+from core import health
+from core.login import BoundedAdminAuthenticationForm
+from pagecache.caching import reads_query
+from web import browse, cards, open_data, papers, views
+from web.feeds import (
     CitingFeed,
     ContrastingFeed,
     LatestFeed,
@@ -15,8 +18,7 @@ from .feeds import (
     PaperListFeed,
     TagFeed,
 )
-from .login import BoundedAdminAuthenticationForm
-from .sitemaps import sitemap_index, sitemap_section
+from web.sitemaps import sitemap_index, sitemap_section
 
 admin.site.site_header = "RL Scaling editors"
 admin.site.site_title = "RL Scaling admin"
@@ -49,18 +51,20 @@ urlpatterns = [
     path("sitemap.xml", sitemap_index, name="sitemap"),
     path("sitemap-<section>.xml", sitemap_section, name="sitemap-section"),
     path("robots.txt", views.robots_txt, name="robots-txt"),
-    path("", include("citations.urls")),
+    path("", include((papers.urlpatterns + citations_urls.urlpatterns, "citations"))),
+    path("", include("discovery.urls")),
     path("", include("notes.urls")),
-    path("bottlenecks/", include("bottlenecks.urls")),
-    path("", include("bottlenecks.evidence_urls")),
-    path("api/v1/", include("rlscaling.api.urls")),
+    path("bottlenecks/", include("evidence.layer_urls")),
+    path("", include("evidence.urls")),
+    path("", include("results.urls")),
+    path("api/v1/", include("rlscaling.api_urls")),
     path("about/api/", api_changelog.about_api, name="about-api"),
     path(settings.ADMIN_URL, admin.site.urls),
 ]
 
 # Database outages raised outside views are 503s too; other errors the plain 500 page. Under
 # /api/, these answer with the API's error body.
-handler400 = "rlscaling.middleware.handler400"
-handler403 = "rlscaling.middleware.handler403"
-handler404 = "rlscaling.middleware.handler404"
-handler500 = "rlscaling.middleware.handler500"
+handler400 = "core.middleware.handler400"
+handler403 = "core.middleware.handler403"
+handler404 = "core.middleware.handler404"
+handler500 = "core.middleware.handler500"

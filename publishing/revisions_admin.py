@@ -1,0 +1,351 @@
+"""Draft revisions in the admin (see revisions.py): "Save as draft revision" on a live item's
+change form, the draft revision loaded back into that form, a preview of it exactly as readers
+will see it, "Publish draft revision" and "Discard draft revision".
+
+Saving, loading and previewing a draft revision all run Django's own change-form code with the
+draft's data, so validation, inline rows and the save itself are the ordinary ones:
+- saving validates the posted form and formsets, then stores the data instead of the item;
+- loading renders the form bound to the stored data (valid, so no errors are shown);
+- previewing saves it for real inside a transaction, renders the item's public page from that
+  state, and rolls everything back."""
+
+from django.contrib import messages
+from django.contrib.admin.utils import unquote
+from django.core.exceptions import PermissionDenied
+from django.db import models, router, transaction
+from django.http import Http404, HttpResponseRedirect, QueryDict
+from django.shortcuts import get_object_or_404
+from django.urls import path, resolve, reverse
+from django.utils.cache import patch_cache_control
+
+from publishing.models import Status
+from publishing.revisions import DraftRevision, StaleDraftRevision
+
+
+class DraftRevisionAdminMixin:
+    change_form_template = "admin/publishing/change_form.html"
+
+    def get_urls(self):
+        info = f"{self.model._meta.app_label}_{self.model._meta.model_name}"
+        view = self.admin_site.admin_view
+        return [
+            path(
+                "<path:object_id>/draft-revision/preview/",
+                view(self.draft_revision_preview_view),
+                name=f"{info}_draft_revision_preview",
+            ),
+            *super().get_urls(),
+        ]
+
+    def draft_revision_of(self, obj):
+        if obj is None or obj.pk is None:
+            return None
+        return DraftRevision.objects.for_object(obj).select_related("author").first()
+
+    @staticmethod
+    def takes_draft_revisions(obj):
+        """Live or scheduled items: a plain save of a draft is already private."""
+        return obj is not None and obj.pk is not None and obj.status == Status.PUBLISHED
+
+    # -- the change form ----------------------------------------------------------------------
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        if object_id is None:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        obj = self.get_object(request, unquote(object_id))
+        if obj is None:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        revision = self.draft_revision_of(obj)
+        may_change = self.has_change_permission(request, obj)
+        extra_context = {
+            **(extra_context or {}),
+            "draft_revision": revision,
+            "draft_revision_version": revision.revision if revision is not None else 0,
+        }
+        extra_context["takes_draft_revisions"] = may_change and self.takes_draft_revisions(obj)
+        if revision and self._has_preview(obj):
+            extra_context["draft_revision_preview_url"] = self._preview_url(obj)
+        if request.method == "POST" and may_change:
+            if "_discard_draft_revision" in request.POST:
+                if revision is not None:
+                    revision.delete()
+                    self.message_user(request, "The draft revision was discarded.")
+                return HttpResponseRedirect(request.path)
+            if "_save_draft_revision" in request.POST:
+                if not self.takes_draft_revisions(obj):
+                    raise PermissionDenied
+                if refused := self._refuse_stale_draft_revision(
+                    request, obj, revision, object_id, form_url, extra_context
+                ):
+                    return refused
+                request._saving_draft_revision = True
+            elif (
+                revision is not None
+                and request.POST.get("_draft_revision")
+                and (
+                    asked := self._reconcile_live_changes(
+                        request, obj, revision, object_id, form_url, extra_context
+                    )
+                )
+            ):
+                return asked
+            try:
+                response = super().changeform_view(request, object_id, form_url, extra_context)
+            except StaleDraftRevision:  # lost a race after the check: rolled back
+                self.message_user(
+                    request,
+                    "Another editor saved a draft revision at the same moment; nothing was "
+                    "saved. Open the item again to see theirs.",
+                    messages.ERROR,
+                )
+                return HttpResponseRedirect(request.path)
+            saved_for_real = response.status_code == 302 and not getattr(
+                request, "_saving_draft_revision", False
+            )
+            # A draft revision loaded into the saved form is now live: it is done.
+            if saved_for_real and revision is not None and request.POST.get("_draft_revision"):
+                revision.delete()
+            return response
+        if revision is not None and may_change and request.GET.get("live") != "1":
+            extra_context["draft_revision_loaded"] = True
+            extra_context["draft_revision_outdated"] = revision.base_version != obj.version
+            return self._render_with_draft(
+                request, object_id, revision, obj, form_url, extra_context
+            )
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def _reconcile_live_changes(self, request, obj, revision, object_id, form_url, context):
+        """Before a draft revision is published over a live item changed since it was saved:
+        a field changed live only keeps its live value (the draft never touched it); a field
+        changed on both sides is asked about (`_conflict_<name>`: "live" or "draft"), both
+        values shown, until the editor has chosen for each. Returns the form asking, or None
+        (request.POST then holds what to save)."""
+        posted = request.POST.copy()
+        asked = []
+        for field, base, live in live_changes_since(obj, revision):
+            draft = posted_value(field, posted)
+            if draft == form_value(field, base):  # untouched in the draft: the live edit stays
+                set_posted(field, posted, live)
+                continue
+            if draft == form_value(field, live):
+                continue
+            choice = posted.get(f"_conflict_{field.name}")
+            if choice == "live":
+                set_posted(field, posted, live)
+            elif choice != "draft":
+                asked.append((field.name, field.verbose_name, form_value(field, live), draft))
+        request.POST = posted
+        if not asked:
+            return None
+        names = ", ".join(str(verbose) for _, verbose, _, _ in asked)
+        self.message_user(
+            request,
+            f"Changed since this draft revision was saved, on both sides: {names}. Nothing was "
+            "published: choose, for each, the live value or the draft revision's, then publish.",
+            messages.ERROR,
+        )
+        context = {**context, "draft_conflicts": asked, "draft_revision_loaded": True}
+        request._loading_draft_revision = True  # the form is rendered, never saved
+        try:
+            with transaction.atomic(using=router.db_for_write(self.model)):
+                return self._changeform_view(request, object_id, form_url, context)
+        finally:
+            request._loading_draft_revision = False
+
+    def _refuse_stale_draft_revision(
+        self, request, obj, revision, object_id, form_url, extra_context
+    ):
+        """A draft revision saved from a form opened on an older one (or on none) is refused:
+        the editor's own form comes back with her text, the other's version shown beside it,
+        and the version she has now seen, so saving again keeps hers knowingly."""
+        try:
+            expected = int(request.POST.get("_draft_revision_version", ""))
+        except ValueError:
+            return None  # a form without the field (an older page): saved as before
+        current = revision.revision if revision is not None else 0
+        if expected == current:
+            return None
+        who = getattr(revision, "author", None) or "Another editor"
+        if revision is None:
+            message = (
+                "The draft revision you started from was published or discarded meanwhile. "
+                "Your changes are still in the form: save them again as a new draft revision."
+            )
+        else:
+            message = (
+                f"{who} saved a draft revision of this {obj._meta.verbose_name} while you "
+                "were editing it. Nothing was saved. Your changes are still in the form; "
+                "their version is shown above it: read it, then save yours as the new draft "
+                "revision (it replaces theirs) or copy what you want to keep."
+            )
+        self.message_user(request, message, messages.ERROR)
+        context = {
+            **extra_context,
+            "draft_revision_version": current,
+            "other_draft_revision": revision.differences(request.POST) if revision else [],
+            "draft_revision_loaded": False,
+        }
+        request._loading_draft_revision = True  # the form is rendered, never saved
+        try:
+            with transaction.atomic(using=router.db_for_write(self.model)):
+                return self._changeform_view(request, object_id, form_url, context)
+        finally:
+            request._loading_draft_revision = False
+
+    def _render_with_draft(self, request, object_id, revision, obj, form_url, extra_context):
+        """The change form bound to the draft revision's data (Django's own rendering: the POST
+        branch with a form that reports itself invalid, so nothing is saved)."""
+        request._loading_draft_revision = True
+        method, post = request.method, request.POST
+        request.method, request.POST = "POST", revision.as_post(obj.version)
+        try:
+            # In a transaction, as Django's changeform_view runs it: the stale-edit check locks
+            # the row (SELECT ... FOR UPDATE), which PostgreSQL refuses outside one.
+            with transaction.atomic(using=router.db_for_write(self.model)):
+                return self._changeform_view(request, object_id, form_url, extra_context)
+        finally:
+            request.method, request.POST = method, post
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if not getattr(request, "_loading_draft_revision", False):
+            return form
+
+        class DraftRevisionForm(form):
+            def is_valid(self):
+                super().is_valid()  # validate (instance filled in), then render, never save
+                return False
+
+        DraftRevisionForm.__name__ = form.__name__
+        return DraftRevisionForm
+
+    # -- saving a draft revision instead of the item ------------------------------------------
+
+    def save_draft_revision(self, request, obj, form):
+        """Called by PublishableAdmin.save_model when the editor saved a draft revision."""
+        live = type(obj)._base_manager.get(pk=obj.pk)
+        try:
+            expected = int(request.POST.get("_draft_revision_version", ""))
+        except ValueError:
+            expected = None
+        request._draft_revision = DraftRevision.store(
+            live, request.POST, request.user, expected=expected
+        )
+
+    def save_related(self, request, form, formsets, change):
+        if getattr(request, "_saving_draft_revision", False):
+            return  # the inline rows are in the draft revision's data
+        super().save_related(request, form, formsets, change)
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        if getattr(request, "_saving_draft_revision", False):
+            return []  # nothing was saved (the inline formsets were not either)
+        return super().construct_change_message(request, form, formsets, add)
+
+    def log_change(self, request, obj, message):
+        if getattr(request, "_saving_draft_revision", False) or getattr(
+            request, "_previewing_draft_revision", False
+        ):
+            return None
+        return super().log_change(request, obj, message)
+
+    def response_change(self, request, obj):
+        if getattr(request, "_previewing_draft_revision", False):
+            return self._render_public_page(request, obj)
+        if getattr(request, "_saving_draft_revision", False):
+            self.message_user(
+                request,
+                "Saved as a draft revision. The published version is unchanged until you "
+                "publish this revision.",
+                messages.SUCCESS,
+            )
+            return HttpResponseRedirect(request.path)
+        return super().response_change(request, obj)
+
+    # -- preview ------------------------------------------------------------------------------
+
+    def _has_preview(self, obj):
+        return hasattr(obj, "get_absolute_url")
+
+    def _preview_url(self, obj):
+        info = f"{self.model._meta.app_label}_{self.model._meta.model_name}"
+        return reverse(f"admin:{info}_draft_revision_preview", args=[obj.pk])
+
+    def draft_revision_preview_view(self, request, object_id):
+        """The item's public page with the draft revision applied, as readers will see it once
+        published: saved in a transaction that is rolled back after rendering."""
+        obj = get_object_or_404(self.model._base_manager, pk=unquote(object_id))
+        if not self.has_change_permission(request, obj):
+            raise PermissionDenied
+        revision = self.draft_revision_of(obj)
+        if revision is None or not self._has_preview(obj):
+            raise Http404("This item has no draft revision to preview.")
+        request._previewing_draft_revision = revision
+        request._draft_revision_back_url = reverse(
+            f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk]
+        )
+        method, post, get = request.method, request.POST, request.GET
+        request.method, request.POST = "POST", revision.as_post(obj.version)
+        try:
+            with transaction.atomic(using=self.model._base_manager.db):
+                response = self._changeform_view(request, object_id, "", {})
+                transaction.set_rollback(True)
+        finally:
+            request.method, request.POST, request.GET = method, post, get
+        if response.status_code == 200 and not getattr(request, "_draft_revision_page", False):
+            # The form did not validate (the item changed since): show it, with the errors.
+            return response
+        patch_cache_control(response, private=True, no_store=True)
+        return response
+
+    def _render_public_page(self, request, obj):
+        match = resolve(obj.get_absolute_url())
+        request.method, request.GET = "GET", QueryDict()
+        response = match.func(request, *match.args, **match.kwargs)
+        if hasattr(response, "render"):
+            response.render()  # inside the transaction, before the rollback
+        request._draft_revision_page = True
+        return response
+
+
+def live_changes_since(obj, revision):
+    """[(field, value then, value now)] of the item's own fields changed live since the draft
+    revision was saved (its history record at the revision's base version)."""
+    record = (
+        obj.history.filter(version=revision.base_version)
+        .order_by("-history_date", "-history_id")
+        .first()
+    )
+    if record is None:
+        return []
+    changes = []
+    for field in obj._meta.concrete_fields:
+        if not field.editable or field.primary_key or isinstance(field, models.DateTimeField):
+            continue
+        then, now = getattr(record, field.attname), getattr(obj, field.attname)
+        if then != now:
+            changes.append((field, then, now))
+    return changes
+
+
+def form_value(field, value):
+    """A stored value as the change form posts it."""
+    if isinstance(field, models.BooleanField):
+        return bool(value)
+    return "" if value is None else str(value)
+
+
+def posted_value(field, posted):
+    if isinstance(field, models.BooleanField):
+        return posted.get(field.name) not in (None, "", "off", "false")
+    return posted.get(field.name, "")
+
+
+def set_posted(field, posted, value):
+    if isinstance(field, models.BooleanField):
+        if value:
+            posted.setlist(field.name, ["on"])
+        else:
+            posted.pop(field.name, None)
+        return
+    posted.setlist(field.name, [form_value(field, value)])
