@@ -8,19 +8,12 @@ from django.utils.html import format_html
 from django.utils.text import Truncator
 from simple_history.admin import SimpleHistoryAdmin
 
-from rlscaling.admin import TagsInUseFilter
-from rlscaling.publishing import Status
-from rlscaling.publishing.admin import (
-    LargeTablePaginator,
-    LengthCheckedOnSaveMixin,
-    PublishableAdmin,
-    PublishableForm,
-)
-from rlscaling.publishing.admin_search import SubstringSearchMixin
-
-from .corrections_admin import CorrectionSuggestionInline, apply_decisions
-from .corrections_queue import ClassificationQueueMixin
-from .models import (
+# Imports, possible duplicates and merges register their admins there.
+from citations import admin_identity  # noqa: F401
+from citations.corrections_admin import CorrectionSuggestionInline, apply_decisions
+from citations.corrections_queue import ClassificationQueueMixin
+from citations.identity import alias_refusal
+from citations.models import (
     REPRESENTATIVE_LIMIT,
     Author,
     Authorship,
@@ -30,6 +23,16 @@ from .models import (
     Paper,
     representative_limit_message,
 )
+from publishing.admin import (
+    LargeTablePaginator,
+    LengthCheckedOnSaveMixin,
+    PublishableAdmin,
+    PublishableForm,
+)
+from publishing.admin_search import SubstringSearchMixin
+from publishing.models import Status
+from publishing.permissions import LiveRowsAdminMixin
+from tags.admin import TagsInUseFilter
 
 # At most this many edges of a paper are edited on its page; the rest are one link away in the
 # citations list filtered to that paper. A hub with 13,333 citing edges never finished rendering.
@@ -101,6 +104,15 @@ class LimitedEdgeFormSet(SharedChoicesFormSet):
     added meanwhile cannot shift another row into a different edge."""
 
     shared_choice_fields = ("role", "polarity")
+
+    def get_unique_error_message(self, unique_check):
+        return (
+            "The same paper is listed twice in these edges; a pair of papers has one edge: "
+            "keep one row and delete the other."
+        )
+
+    def get_form_error(self):
+        return "This row repeats another one (the same paper): delete one of them."
 
     def get_queryset(self):
         if not hasattr(self, "_queryset"):
@@ -197,6 +209,7 @@ class AuthorshipFormSet(BaseInlineFormSet):
     def clean(self):
         super().clean()
         seen = set()
+        listed = []
         for form in self.forms:
             if self.can_delete and self._should_delete_form(form):
                 continue
@@ -206,6 +219,10 @@ class AuthorshipFormSet(BaseInlineFormSet):
             if name.casefold() in seen:
                 form.add_error("name", "This author is already listed on this paper.")
             seen.add(name.casefold())
+            listed.append((form.cleaned_data.get("position") or 0, len(listed), name))
+        # A new paper's cite key is assigned when the paper is saved, before these rows: from
+        # the first author listed here (citations/cite_keys.py).
+        self.instance.cite_key_author = min(listed)[2] if listed else None
 
 
 class AuthorshipInline(admin.TabularInline):
@@ -391,8 +408,18 @@ def truncated(text, length=60):
     return Truncator(text).chars(length)
 
 
+class PaperForm(PublishableForm):
+    def clean_slug(self):
+        slug = self.cleaned_data.get("slug")
+        taken = Paper(pk=self.instance.pk, slug=slug, title=self.instance.title)
+        if slug and (refusal := alias_refusal(taken)):
+            raise forms.ValidationError(refusal, code="alias_taken")
+        return slug
+
+
 @admin.register(Paper)
 class PaperAdmin(SubstringSearchMixin, PublishableAdmin):
+    form = PaperForm
     # The publishing change form, with a link to the classification queue among the tools.
     change_form_template = "admin/citations/paper/change_form.html"
     list_display = [
@@ -419,7 +446,7 @@ class PaperAdmin(SubstringSearchMixin, PublishableAdmin):
     inlines = [AuthorshipInline, CitationsMadeInline, CitationsReceivedInline]
     fieldsets = [
         (None, {"fields": ["title", "slug", "byline", "institution", "publication_date"]}),
-        ("Identifiers and links", {"fields": ["arxiv_id", "doi", "url", "code_url"]}),
+        ("Identifiers and links", {"fields": ["arxiv_id", "doi", "url", "code_url", "cite_key"]}),
         ("Publication", {"fields": ["publication_type", "venue", "arxiv_category"]}),
         ("Editorial", {"fields": ["summary", "abstract", "tags", "layers"]}),
         (
@@ -512,7 +539,7 @@ class CitationAdmin(ClassificationQueueMixin, PublishableAdmin):
         return truncated(edge.cited_paper.title)
 
 
-class VocabularyAdmin(SimpleHistoryAdmin):
+class VocabularyAdmin(LiveRowsAdminMixin, SimpleHistoryAdmin):
     list_display = ["name", "slug", "order"]
     list_editable = ["order"]
     search_fields = ["name", "description"]
@@ -530,9 +557,6 @@ class CitationPolarityAdmin(VocabularyAdmin):
 
 
 @admin.register(Author)
-class AuthorAdmin(admin.ModelAdmin):
+class AuthorAdmin(LiveRowsAdminMixin, admin.ModelAdmin):
+    contributors_may_add = True  # an author shows only once a published paper names them
     search_fields = ["name"]
-
-
-# Imports, possible duplicates and merges (citations/admin_identity.py).
-from . import admin_identity  # noqa: E402, F401

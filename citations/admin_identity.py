@@ -10,14 +10,15 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from rlscaling.publishing.admin import LargeTablePaginator
-
-from .duplicates import DuplicateScan, PossibleDuplicatePair
-from .identity import PaperIdentifier, PaperMerge, PaperSlugAlias, PendingCitation
-from .importers import FORMATS, BadImportFile
-from .importers.runs import ImportRun
-from .merging import merge_papers, undo_merge
-from .models import Paper
+from citations.duplicates import DuplicateScan, PossibleDuplicatePair
+from citations.identity import PaperIdentifier, PaperMerge, PaperSlugAlias, PendingCitation
+from citations.importers import FORMATS, BadImportFile
+from citations.importers.apply import IMPORT_PUBLISH_REFUSED, may_import_live, run_refusal
+from citations.importers.runs import ImportRun
+from citations.merging import merge_papers, undo_merge
+from citations.models import Paper
+from publishing.admin import LargeTablePaginator
+from publishing.permissions import LiveRowsAdminMixin
 
 
 class ImportForm(forms.Form):
@@ -112,6 +113,9 @@ class ImportRunAdmin(admin.ModelAdmin):
         }
         if request.method == "POST" and form.is_valid():
             data = form.cleaned_data
+            if data["publish"] and not may_import_live(request.user):
+                form.add_error("publish", IMPORT_PUBLISH_REFUSED)
+                return TemplateResponse(request, "admin/citations/import_form.html", context)
             try:
                 run, _ = ImportRun.preview(
                     data["content"], data["format"], data["name"], data["publish"], request.user
@@ -127,6 +131,10 @@ class ImportRunAdmin(admin.ModelAdmin):
         if not self.has_add_permission(request):
             raise PermissionDenied
         if request.method == "POST":
+            refusal = run_refusal(request.user, run)
+            if refusal:
+                self.message_user(request, refusal, messages.ERROR)
+                return redirect("admin:citations_importrun_change", run.pk)
             try:
                 run.confirm()
             except BadImportFile as error:
@@ -184,7 +192,10 @@ class PaperMergeAdmin(admin.ModelAdmin):
         return self.duplicates_view(request)
 
     def may_merge(self, request):
-        return request.user.has_perms(["citations.change_paper", "citations.delete_paper"])
+        # A merge rewrites published papers and their edges: the publish permission too.
+        return request.user.has_perms(
+            ["citations.change_paper", "citations.delete_paper"]
+        ) and may_import_live(request.user)
 
     def get_actions(self, request):
         actions = super().get_actions(request)
@@ -276,7 +287,7 @@ class PaperMergeAdmin(admin.ModelAdmin):
 
 
 @admin.register(PaperIdentifier)
-class PaperIdentifierAdmin(admin.ModelAdmin):
+class PaperIdentifierAdmin(LiveRowsAdminMixin, admin.ModelAdmin):
     """Identifiers a paper answers to besides its own arXiv id and DOI fields."""
 
     list_display = ["value", "scheme", "paper"]
@@ -286,7 +297,7 @@ class PaperIdentifierAdmin(admin.ModelAdmin):
 
 
 @admin.register(PaperSlugAlias)
-class PaperSlugAliasAdmin(admin.ModelAdmin):
+class PaperSlugAliasAdmin(LiveRowsAdminMixin, admin.ModelAdmin):
     """Old slugs answering 301 to the paper's current address."""
 
     list_display = ["slug", "paper", "created_at"]

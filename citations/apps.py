@@ -9,7 +9,7 @@ class CitationsConfig(AppConfig):
     def ready(self):
         from django.db.models.signals import post_save, pre_save
 
-        from .identity import keep_old_slug_as_alias, remember_old_slug
+        from citations.identity import keep_old_slug_as_alias, remember_old_slug
 
         paper = self.get_model("Paper")
         pre_save.connect(remember_old_slug, sender=paper, dispatch_uid="paper-old-slug")

@@ -7,10 +7,8 @@ from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.utils import timezone
 
-from .models import Citation, CitationPolarity, CitationRole, CitationSource
-
-# simple-history's history_change_reason column holds 100 characters.
-HISTORY_REASON_LENGTH = 100
+from citations.models import Citation, CitationPolarity, CitationRole, CitationSource
+from publishing.history import fit_change_reason
 
 
 class CorrectionSuggestionQuerySet(models.QuerySet):
@@ -19,7 +17,7 @@ class CorrectionSuggestionQuerySet(models.QuerySet):
 
 
 class CorrectionSuggestion(models.Model):
-    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
+    shown_to_readers = False  # no public page shows it (publishing.signals.shown_to_readers)
 
     class Status(models.TextChoices):
         PENDING = "pending", "Pending"
@@ -69,10 +67,7 @@ class CorrectionSuggestion(models.Model):
 
     def history_reason(self):
         """Why the edge changed, as its history keeps it (at most 100 characters)."""
-        reason = f"Reader suggestion #{self.pk} accepted: {' '.join(self.reason.split())}"
-        if len(reason) > HISTORY_REASON_LENGTH:
-            reason = reason[: HISTORY_REASON_LENGTH - 1] + "…"
-        return reason
+        return fit_change_reason(f"Reader suggestion #{self.pk} accepted: {self.reason}")
 
     def accept(self, user):
         """Reclassify the edge as suggested (an omitted term stays), with the provenance

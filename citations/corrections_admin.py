@@ -7,15 +7,18 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import format_html
 
-from .corrections import CorrectionSuggestion
+from citations.corrections import CorrectionSuggestion
+from citations.models import Citation
+from publishing.permissions import may_change_live
 
 DECISIONS = [("", "Keep pending"), ("accept", "Accept"), ("dismiss", "Dismiss")]
 
 
 def may_reclassify(request):
+    # Readers suggest on public edges: accepting one changes a live edge (the publish right).
     return request.user.has_perms(
         ["citations.change_citation", "citations.change_correctionsuggestion"]
-    )
+    ) and may_change_live(request.user, Citation)
 
 
 def decide(suggestion, decision, user):

@@ -14,9 +14,10 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from rlscaling.publishing.models import StaleEditError
-
-from .models import Citation, CitationPolarity, CitationRole, Paper
+from citations.models import Citation, CitationPolarity, CitationRole, Paper
+from publishing.history import fit_change_reason
+from publishing.models import StaleEditError
+from publishing.permissions import LIVE_CHANGE_REFUSED, may_change_live
 
 UNCLASSIFIED = Q(role__isnull=True) | Q(polarity__isnull=True)
 SKIP_KEY = "ArrowRight"
@@ -76,11 +77,14 @@ class ClassificationQueueMixin:
             form = ClassifyForm(request.POST)
             if form.is_valid():
                 edge = get_object_or_404(Citation, pk=form.cleaned_data["edge"], cited_paper=paper)
+                if edge.is_published and not may_change_live(request.user, Citation):
+                    messages.error(request, LIVE_CHANGE_REFUSED)
+                    return redirect(f"{url}?after={edge.pk}")
                 edge.classify(
                     form.cleaned_data["role"], form.cleaned_data["polarity"], user=request.user
                 )
                 edge._history_user = request.user
-                edge._change_reason = "Classified in the classification queue"
+                edge._change_reason = fit_change_reason("Classified in the classification queue")
                 try:
                     edge.save_if_version(form.cleaned_data["version"])
                 except StaleEditError as error:

@@ -1,8 +1,9 @@
 """The public "Suggest a correction" form for one edge (works without JavaScript): CSRF-protected,
-rate-limited per client address (rlscaling.client_address), with a honeypot field and a minimum
+rate-limited per client address (core.client_address), with a honeypot field and a minimum
 time between showing the form and sending it. Nothing a reader sends is shown publicly."""
 
 import logging
+import secrets
 import time
 
 from django import forms
@@ -13,11 +14,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from rlscaling.caching import CACHE_ERRORS, reads_query
-from rlscaling.client_address import client_address
-
-from .corrections import CorrectionSuggestion
-from .models import Citation
+from citations.corrections import CorrectionSuggestion
+from citations.models import Citation
+from core.client_address import client_address
+from pagecache.caching import CACHE_ERRORS, reads_query
 
 logger = logging.getLogger(__name__)
 
@@ -28,9 +28,24 @@ def setting(name, default):
     return getattr(settings, name, default)
 
 
-def form_token():
-    """When the form was shown, signed: sent back in a hidden field."""
-    return signing.TimestampSigner(salt=SIGNING_SALT).sign(str(time.time()))
+def form_token(citation):
+    """One token per form shown: the edge, a random nonce and when it was shown, signed; sent
+    back in a hidden field, accepted once (`spend_token`), for that edge, for
+    CORRECTION_FORM_MAX_SECONDS."""
+    value = f"{citation.pk}:{secrets.token_urlsafe(12)}:{time.time()}"
+    return signing.TimestampSigner(salt=SIGNING_SALT).sign(value)
+
+
+def spend_token(token):
+    """True the first time `token` is spent, False after (counted in the shared cache; in local
+    memory while it is unreachable)."""
+    key = f"corrections:token:{token[-43:]}"
+    for store in (cache, caches["local"]):
+        try:
+            return store.add(key, 1, setting("CORRECTION_FORM_MAX_SECONDS", 3600) + 60)
+        except CACHE_ERRORS:
+            logger.warning("Correction tokens: cache unreachable, counting locally")
+    return True
 
 
 class CorrectionSuggestionForm(forms.ModelForm):
@@ -55,7 +70,7 @@ class CorrectionSuggestionForm(forms.ModelForm):
         self.fields["suggested_role"].empty_label = "No change"
         self.fields["suggested_polarity"].empty_label = "No change"
         if not self.is_bound:
-            self.initial["token"] = form_token()
+            self.initial["token"] = form_token(citation)
 
     @property
     def is_spam(self):
@@ -63,19 +78,24 @@ class CorrectionSuggestionForm(forms.ModelForm):
 
     def clean_token(self):
         """Sent at least CORRECTION_FORM_MIN_SECONDS after the form was shown (robots send
-        at once), and the same day."""
+        at once), within CORRECTION_FORM_MAX_SECONDS, for the edge it was shown for."""
+        max_age = setting("CORRECTION_FORM_MAX_SECONDS", 3600)
         try:
-            shown = float(
-                signing.TimestampSigner(salt=SIGNING_SALT).unsign(
-                    self.cleaned_data["token"], max_age=24 * 3600
-                )
+            value = signing.TimestampSigner(salt=SIGNING_SALT).unsign(
+                self.cleaned_data["token"], max_age=max_age
             )
+            edge, _, shown = value.split(":")
+            shown = float(shown)
         except signing.SignatureExpired:
-            raise forms.ValidationError("This form is over a day old: send it again.") from None
+            raise forms.ValidationError(
+                "This form is too old: reload it and send it again."
+            ) from None
         except (signing.BadSignature, ValueError):
             raise forms.ValidationError(
                 "This form did not come from this site: reload it."
             ) from None
+        if edge != str(self.instance.citation.pk):
+            raise forms.ValidationError("This form was shown for another edge: reload it.")
         if time.time() - shown < setting("CORRECTION_FORM_MIN_SECONDS", 3):
             raise forms.ValidationError("That was very quick: please check the form and send it.")
         return self.cleaned_data["token"]
@@ -94,8 +114,19 @@ class CorrectionSuggestionForm(forms.ModelForm):
 def within_rate_limit(request):
     """At most CORRECTION_SUGGESTIONS_PER_HOUR sends per client address and hour (counted in
     the shared cache; in local memory while it is unreachable, as the API's throttles do)."""
-    limit = setting("CORRECTION_SUGGESTIONS_PER_HOUR", 5)
-    key = f"corrections:sent:{client_address(request)}:{int(time.time() // 3600)}"
+    hour = int(time.time() // 3600)
+    per_address = _counted(
+        f"corrections:sent:{client_address(request)}:{hour}",
+        setting("CORRECTION_SUGGESTIONS_PER_HOUR", 5),
+    )
+    # Every address together: many addresses (one token each) cannot flood the editors' queue.
+    return per_address and _counted(
+        f"corrections:sent:all:{hour}", setting("CORRECTION_SUGGESTIONS_PER_HOUR_TOTAL", 60)
+    )
+
+
+def _counted(key, limit):
+    """Count one more under `key` this hour; whether the count is still within `limit`."""
     for store in (cache, caches["local"]):
         try:
             store.add(key, 0, 3700)
@@ -127,6 +158,8 @@ def suggest_correction(request, pk):
     if form.is_spam:
         # Answered as a success, so a robot learns nothing; nothing is kept.
         return redirect(f"{request.path}?sent=1", permanent=False)
+    if form.is_valid() and not spend_token(form.cleaned_data["token"]):
+        form.add_error("token", "This form was already sent: reload the page to send another.")
     if not form.is_valid():
         context["form"] = form
         return render(request, "citations/suggest_correction.html", context, status=400)

@@ -1,4 +1,4 @@
-"""Stored counts of each paper's public citing edges (issue 15).
+"""Stored counts of each paper's public citing edges.
 
 Counting a hub's edges on every request cost seconds at 1M citations (the API's paper list
 annotated a subquery per paper, role and polarity, and `ordering=-cited_by_count` counted every
@@ -8,9 +8,8 @@ edits reach it through the signals below; bulk paths (publish()/unpublish() on q
 generate_corpus, importers) call it themselves.
 
 A count covers published edges whose citing paper is published, as at the recount. An edge or
-citing paper that appears or expires on schedule changes the counts at its due second: the
-first request after it (rlscaling/publishing/schedule.py) sends `schedule_came_due`, and
-`recount_due_papers` below recounts the papers concerned before that request is answered
+citing paper that appears or expires on schedule is saved by `manage.py publish_scheduled`,
+so it moves the counts through the save receivers below, as an editor's edit does
 (`manage.py recount_citations` recounts everything).
 
 The same recount keeps each paper's citing timeline (`CitingTimelineCount`: the public citing
@@ -25,8 +24,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 from django.utils import timezone
 
-from rlscaling.publishing import published_q
-from rlscaling.publishing.schedule import due_window_q, schedule_came_due
+from publishing.models import published_q
 
 BATCH = 2000
 
@@ -83,7 +81,7 @@ def recount_citations(paper_ids=None, apps=None):
     """Recount the stored citing counts of the given papers (all papers when None). `apps`:
     a migration's app registry, when called from one."""
     if apps is None:
-        from .models import Citation, Paper
+        from citations.models import Citation, Paper
 
         count_model, timeline_model = CitationCount, CitingTimelineCount
     else:
@@ -98,7 +96,7 @@ def recount_citations(paper_ids=None, apps=None):
         papers = papers.filter(pk__in={pk for pk in paper_ids if pk is not None})
     ids = list(papers)
     now = timezone.now()
-    # A migration's models may predate the expiry field (rlscaling/publishing).
+    # A migration's models may predate the expiry field (publishing/).
     expiry = any(field.name == "unpublish_at" for field in Citation._meta.get_fields())
     public = Citation.objects.filter(
         published_q(now=now, expiry=expiry), published_q("citing_paper__", now, expiry)
@@ -151,7 +149,7 @@ def recount_citations(paper_ids=None, apps=None):
                 update_fields=["total", "by_role", "by_polarity", "edges_changed_at"],
             )
             # A raw delete: a queryset's delete() would announce each row to the page cache
-            # as a content change (rlscaling/caching.py).
+            # as a content change (pagecache/caching.py).
             if timeline_model is not None:
                 stale = timeline_model.objects.filter(paper__in=chunk)
                 stale._raw_delete(stale.db)
@@ -178,6 +176,15 @@ def citation_deleted(sender, instance, **kwargs):
     recount_citations({instance.cited_paper_id})
 
 
+@receiver(post_delete, sender="citations.Paper")
+def paper_deleted(sender, instance, **kwargs):
+    """A paper's delete collects its count rows first, then deletes its edges, whose
+    recounts may write those rows again; the paper goes last, so its rows go here."""
+    for model in (CitationCount, CitingTimelineCount):
+        rows = model.objects.filter(paper_id=instance.pk)
+        rows._raw_delete(rows.db)
+
+
 def counted_fields(paper):
     """What of a citing paper its cited papers' counts depend on: its publication, and its
     date (the quarter it is counted in), as held by the instance."""
@@ -197,17 +204,3 @@ def paper_saved(sender, instance, created, raw=False, **kwargs):
     elif not raw and counted != getattr(instance, "_loaded_counted", counted):
         recount_citations(_counted_papers_of(instance))
     instance._loaded_counted = counted
-
-
-@receiver(schedule_came_due)
-def recount_due_papers(sender, since, until, **kwargs):
-    """Edges, or citing papers, that appeared or expired in (since, until] move the counts of
-    the papers they cite."""
-    from .models import Citation
-
-    due_edges = Citation.objects.filter(due_window_q(since, until))
-    due_citing = Citation.objects.filter(due_window_q(since, until, "citing_paper__"))
-    cited = set(due_edges.values_list("cited_paper", flat=True))
-    cited |= set(due_citing.values_list("cited_paper", flat=True))
-    if cited:
-        recount_citations(cited)

@@ -19,9 +19,9 @@ from django.utils import timezone
 from django_tasks import task
 from rapidfuzz import fuzz
 
-from .identifiers import arxiv_id_from_doi
-from .importers.records import normalised_title
-from .models import Paper
+from citations.identifiers import arxiv_id_from_doi
+from citations.importers.records import normalised_title
+from citations.models import Paper
 
 TITLE_SIMILARITY = 93  # rapidfuzz ratio (0-100) from which two titles count as the same
 NEIGHBOURS = 25  # titles after each one (in sorted order, within its block) it is compared with
@@ -88,7 +88,7 @@ class DuplicateScan(models.Model):
     PossibleDuplicatePair rows: at 100k papers a run takes seconds of CPU, so the duplicates
     page reads the stored pairs and a run happens in the task queue."""
 
-    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
+    shown_to_readers = False  # no public page shows it (publishing.signals.shown_to_readers)
 
     requested_at = models.DateTimeField(default=timezone.now)
     # Papers saved after this instant may hold pairs the run has not seen.
@@ -140,7 +140,7 @@ class PossibleDuplicatePair(models.Model):
     """Two papers a scan found alike (first.pk < second.pk). A dismissed pair ("not the same
     paper") stays dismissed through later scans; merging deletes one paper and so its pairs."""
 
-    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
+    shown_to_readers = False  # no public page shows it (publishing.signals.shown_to_readers)
 
     first = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")
     second = models.ForeignKey(Paper, on_delete=models.CASCADE, related_name="+")

@@ -14,12 +14,11 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 
 from bottlenecks.models import Layer
-from rlscaling.caching import cached_by_generation, reads_query
-from rlscaling.tags import public_tags
-
-from .filters import CitingPaperFilter, ResearchIndexFilter
-from .formats import bibtex_entries, csl_items, ris_records, scholarly_article
-from .models import Authorship, Paper
+from citations.filters import CitingPaperFilter, ResearchIndexFilter
+from citations.formats import bibtex_entries, csl_item, csl_items, ris_records, scholarly_article
+from citations.models import Authorship, Paper
+from pagecache.caching import reads_query
+from tags.counts import public_tags
 
 # The most papers one download holds (a hub can have tens of thousands of citing papers): a
 # longer list continues in the next file (`?page=2`, ...), which the answer names in its Link
@@ -53,8 +52,25 @@ EXPORT_FORMATS = {
 }
 JSON_LD = "application/ld+json"
 HTML = "text/html"
+CSL = EXPORT_FORMATS["json"].media_type
+# Other names clients send for the same formats (DOI content negotiation's among them), and
+# the format each names.
+MEDIA_TYPE_ALIASES = {
+    "text/x-bibtex": "application/x-bibtex",
+    "application/bibtex": "application/x-bibtex",
+    "text/bibtex": "application/x-bibtex",
+    "application/x-ris": "application/x-research-info-systems",
+    "text/x-research-info-systems": "application/x-research-info-systems",
+    "application/citeproc+json": CSL,
+    "application/vnd.schemaorg.ld+json": JSON_LD,
+}
 # What a paper's URL answers, by Accept; HTML first, so `*/*` and browsers get the page.
-PAPER_MEDIA_TYPES = [HTML, JSON_LD, *(fmt.media_type for fmt in EXPORT_FORMATS.values())]
+PAPER_MEDIA_TYPES = [
+    HTML,
+    JSON_LD,
+    *(fmt.media_type for fmt in EXPORT_FORMATS.values()),
+    *MEDIA_TYPE_ALIASES,
+]
 
 
 def export_format(extension):
@@ -109,13 +125,8 @@ def visible_paper(request, slug):
 
 
 def paper_json_ld(paper):
-    """The paper's JSON-LD with its newest typed citations each way. A published paper's is
-    kept per generation, as a hub's figures are; a draft's (for its editors) is built afresh,
-    since its edits leave the generation alone."""
-    article = functools.partial(scholarly_article, paper, with_citations=True)
-    if not paper.is_published:
-        return article()
-    return cached_by_generation(f"paper-json-ld:v1:{paper.pk}", article)
+    """The paper's JSON-LD with its newest typed citations each way."""
+    return scholarly_article(paper, with_citations=True)
 
 
 def paper_representation(request, paper, media_type):
@@ -125,6 +136,15 @@ def paper_representation(request, paper, media_type):
             content_type=f"{JSON_LD}; charset=utf-8",
             json_dumps_params={"ensure_ascii": False, "indent": 2},
         )
+        return response
+    if media_type == CSL:
+        # One paper is one CSL item, an object, as DOI content negotiation answers.
+        response = JsonResponse(
+            csl_item(paper),
+            content_type=f"{CSL}; charset=utf-8",
+            json_dumps_params={"ensure_ascii": False, "indent": 2},
+        )
+        response["Content-Disposition"] = f'attachment; filename="{paper.slug}.json"'
         return response
     fmt = next(fmt for fmt in EXPORT_FORMATS.values() if fmt.media_type == media_type)
     return fmt.response([paper], paper.slug)
@@ -149,11 +169,13 @@ def preferred_media_type(request):
     if not request.headers.get("Accept", "").strip():
         return HTML
     preferred = request.get_preferred_type(PAPER_MEDIA_TYPES)
-    return str(preferred) if preferred else None
+    if not preferred:
+        return None
+    return MEDIA_TYPE_ALIASES.get(str(preferred), str(preferred))
 
 
 def accept_variant(request):
-    """The page cache's key for the representation (rlscaling/caching.py)."""
+    """The page cache's key for the representation (pagecache/caching.py)."""
     return preferred_media_type(request) or "not-acceptable"
 
 
@@ -161,7 +183,6 @@ def negotiated(html_view):
     """A paper's URL in every format by the Accept header: the hub page for browsers and `*/*`,
     JSON-LD, CSL-JSON, BibTeX or RIS for clients that ask, 406 for anything else; each answer
     says it varies by Accept."""
-    import functools
 
     @functools.wraps(html_view)
     def view(request, slug, **kwargs):

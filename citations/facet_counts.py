@@ -1,4 +1,4 @@
-"""Stored counts of public papers by year, tag and layer (issue 15), for the research index
+"""Stored counts of public papers by year, tag and layer, for the research index
 (its total, tag and year choices, and the count of a one-filter page), the Bottleneck Map's
 paper counts per layer and the API's unfiltered `papers/?group_by=year` and `group_by=layer`.
 
@@ -11,21 +11,22 @@ with the papers it touched, any number of times, in any order, with the same res
 edits reach it through the signals below (a paper saved or deleted, a tag or layer added or
 taken off, a layer's publication changed); bulk paths (publish()/unpublish() on querysets,
 generate_corpus, the bulk importer, loading a dump) call it themselves; a paper or layer
-whose scheduled publication or expiry comes due is recounted when the first request after
-that moment handles the schedule (`schedule_came_due`, rlscaling/publishing/schedule.py);
-`manage.py recount_citations` recounts everything.
+whose scheduled publication or expiry comes due is saved by `manage.py publish_scheduled`
+and recounted by its save receiver; `manage.py recount_citations` recounts everything.
 
 Counts, as (scope, dimension, value):
 - scope "index": papers in the research index (published, `in_research_index`); "public":
   every published paper.
 - dimension "all" (value 0): the total; "tag" and "layer": the tag's or layer's pk (a layer
   counts its papers whether the layer itself is published or not: readers filter by the
-  published layers); "year": the publication year, in scope "index" only where the year is a
-  fact (not `DatePrecision.UNKNOWN`, as the index's year filter), in scope "public" whatever
-  the precision with 0 for an undated paper (as the API's `group_by=year`); "no-layer"
+  published layers); "year": the publication year where it is a fact (citations/dates.py, the
+  one rule for a known date), 0 in scope "public" for a paper with no known date (so the API's
+  `group_by=year` agrees with `?year=`), left out in scope "index" (as its year filter);
+  "no-layer"
   (value 0, scope "public"): papers bearing on no published layer (`group_by=layer`'s null
   group); "layer-q" (scope "public", value the layer's pk, `quarter`): the layer's dated
-  papers per quarter (its page's evidence strip)."""
+  papers per quarter (its page's evidence strip): a date known to the day or the month; a
+  year alone has no quarter, and a placeholder is no date)."""
 
 import collections
 import datetime
@@ -42,8 +43,9 @@ from django.db.models.signals import (
 from django.dispatch import receiver
 from django.utils import timezone
 
-from rlscaling.publishing import published_q
-from rlscaling.publishing.schedule import due_window_q, schedule_came_due
+from citations.dates import known_quarter, known_year
+from publishing.models import published_q
+from publishing.signals import bulk_publication_changed
 
 BATCH = 2000
 INDEX, PUBLIC = "index", "public"
@@ -113,21 +115,25 @@ def stored_count(scope, dimension, value=0):
     return rows.values_list("count", flat=True).first() or 0
 
 
-def layer_quarters(layer_id):
-    """{first day of a quarter: published papers on the layer dated in it}."""
+def layer_quarters_and_total(layer_id):
+    """({first day of a quarter: published papers on the layer dated in it}, every published
+    paper on the layer), in one query: the papers no quarter holds are the difference."""
     rows = PaperFacetCount.objects.filter(
-        scope=PUBLIC, dimension=LAYER_QUARTER, value=layer_id, count__gt=0
+        scope=PUBLIC, dimension__in=(LAYER_QUARTER, LAYER), value=layer_id, count__gt=0
     )
-    return {
-        datetime.date(quarter // 4, quarter % 4 * 3 + 1, 1): n
-        for quarter, n in rows.values_list("quarter", "count")
-    }
+    quarters, total = {}, 0
+    for dimension, quarter, n in rows.values_list("dimension", "quarter", "count"):
+        if dimension == LAYER:
+            total = n
+        else:
+            quarters[datetime.date(quarter // 4, quarter % 4 * 3 + 1, 1)] = n
+    return quarters, total
 
 
 def memberships(paper_ids, now, apps=None):
     """{paper id: set of keys} of these papers (a list of ids) as their rows are now (papers
     counted nowhere, drafts among them, are left out)."""
-    from .models import DatePrecision, Paper, TaggedPaper
+    from citations.models import Paper, TaggedPaper
 
     if apps is not None:
         Paper = apps.get_model("citations", "Paper")
@@ -139,14 +145,16 @@ def memberships(paper_ids, now, apps=None):
     for pk, in_index, date, precision in papers.values_list(
         "pk", "in_research_index", "publication_date", "date_precision"
     ):
-        keys = found[pk] = {f"{PUBLIC}:{ALL}:0", f"{PUBLIC}:{YEAR}:{date.year if date else 0}"}
-        if date:
-            quarters[pk] = date.year * 4 + (date.month - 1) // 3
+        year = known_year(date, precision)
+        keys = found[pk] = {f"{PUBLIC}:{ALL}:0", f"{PUBLIC}:{YEAR}:{year or 0}"}
+        quarter = known_quarter(date, precision)
+        if quarter is not None:
+            quarters[pk] = quarter
         if in_index:
             indexed.add(pk)
             keys.add(f"{INDEX}:{ALL}:0")
-            if date and precision != DatePrecision.UNKNOWN:
-                keys.add(f"{INDEX}:{YEAR}:{date.year}")
+            if year:
+                keys.add(f"{INDEX}:{YEAR}:{year}")
     if not found:
         return found
     tagged = TaggedPaper.objects.filter(content_object__in=indexed)
@@ -200,7 +208,7 @@ def recount_paper_facets(paper_ids=None, apps=None):
                 delta.update(dict.fromkeys(after - before, 1))
                 delta.subtract(dict.fromkeys(before - after, 1))
             # Rows are updated, never deleted: a delete() would announce each row to the page
-            # cache as a content change (rlscaling/caching.py), drafts' rows included.
+            # cache as a content change (pagecache/caching.py), drafts' rows included.
             membership_model.objects.bulk_create(
                 [membership_model(paper_id=pk, keys=sorted(fresh.get(pk, ()))) for pk in chunk],
                 update_conflicts=True,
@@ -244,7 +252,7 @@ def _move_counts(count_model, delta):
 def _recount_all(membership_model, count_model, now, apps):
     paper_model = apps.get_model("citations", "Paper") if apps else None
     if paper_model is None:
-        from .models import Paper as paper_model
+        from citations.models import Paper as paper_model
     ids = list(
         paper_model._base_manager.filter(published_q(now=now))
         .order_by("pk")
@@ -319,10 +327,17 @@ def paper_layers_changed(sender, instance, action, reverse, pk_set, **kwargs):
 def recount_layer_papers(layer_ids):
     """Papers on these layers: a layer that appears or disappears moves the "no-layer" count
     of the papers on it."""
-    from .models import Paper
+    from citations.models import Paper
 
     through = Paper.layers.through.objects.filter(layer__in=layer_ids)
     recount_paper_facets(set(through.values_list("paper", flat=True)))
+
+
+@receiver(bulk_publication_changed)
+def layers_published_in_bulk(sender, pks, **kwargs):
+    """A layer that appears or disappears moves the stored "no layer" count of its papers."""
+    if sender._meta.label == "bottlenecks.Layer":
+        recount_layer_papers(pks)
 
 
 @receiver(post_init, sender="bottlenecks.Layer")
@@ -346,19 +361,3 @@ def layer_deleting(sender, instance, **kwargs):
 @receiver(post_delete, sender="bottlenecks.Layer")
 def layer_deleted(sender, instance, **kwargs):
     recount_paper_facets(getattr(instance, "_facet_cleared_papers", set()))
-
-
-@receiver(schedule_came_due)
-def recount_due_facets(sender, since, until, **kwargs):
-    """Papers, and layers, that appeared or expired in (since, until]."""
-    from bottlenecks.models import Layer
-
-    from .models import Paper
-
-    due = set(Paper._base_manager.filter(due_window_q(since, until)).values_list("pk", flat=True))
-    layers = Layer._base_manager.filter(due_window_q(since, until)).values("pk")
-    due |= set(
-        Paper.layers.through.objects.filter(layer__in=layers).values_list("paper", flat=True)
-    )
-    if due:
-        recount_paper_facets(due)

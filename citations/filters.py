@@ -7,10 +7,8 @@ from django.db.models import Q, Value, prefetch_related_objects
 from django_filters.constants import EMPTY_VALUES
 
 from bottlenecks.models import Layer
-from rlscaling.models import Tag
-
-from .facet_counts import ALL, INDEX, LAYER, TAG, YEAR, facet_counts, stored_count
-from .models import (
+from citations.facet_counts import ALL, INDEX, LAYER, TAG, YEAR, facet_counts, stored_count
+from citations.models import (
     NEWEST_FIRST,
     PROVENANCE_CHOICES,
     Citation,
@@ -19,12 +17,14 @@ from .models import (
     DatePrecision,
     Paper,
     authorships_with_authors,
+    list_foot_prefetches,
     provenance_q,
 )
+from tags.models import Tag
 
 SORT_CHOICES = [("newest", "Newest first"), ("oldest", "Oldest first"), ("relevance", "Best match")]
 # A search's best matches are ranked among its newest this many matches (ts_rank reads each
-# one's document: ranking every match of a common word grew with the corpus, issue 15).
+# one's document: ranking every match of a common word grew with the corpus).
 RANKED_MATCHES = 1000
 
 
@@ -163,6 +163,9 @@ class RankedThenNewest:
 
     def with_authors(self):
         return RankedThenNewest(self.matches, self.ranked, [authorships_with_authors()])
+
+    def with_list_foot(self):
+        return RankedThenNewest(self.matches, self.ranked, list_foot_prefetches())
 
     def __getitem__(self, key):
         start, stop = key.start or 0, key.stop  # the paginator asks for slices

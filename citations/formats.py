@@ -1,12 +1,13 @@
 """Papers in the formats other tools read: schema.org JSON-LD (the hub page's structured data),
 BibTeX (written by bibtexparser), CSL-JSON (Zotero, Pandoc, citeproc) and RIS (written by rispy).
 
-Every export of a paper names it by the same cite key (`cite_key`; its stored base and suffixes:
-citations/cite_keys.py), unique across the site, so files exported from different pages combine
-without duplicate keys."""
+Every export of a paper names it by its stored cite key (`Paper.cite_key`, assigned once:
+citations/cite_keys.py), unique across the site, so files exported from different pages, or at
+different times, combine without duplicate or changed keys."""
 
 import functools
 import re
+import unicodedata
 
 import bibtexparser
 import rispy
@@ -14,6 +15,7 @@ from bibtexparser.middlewares.names import NameParts
 from bibtexparser.model import Entry, Field
 from bibtexparser.writer import BibtexFormat
 from django.conf import settings
+from django.urls import reverse
 from django.utils.text import slugify
 
 CITO = "http://purl.org/spar/cito/"
@@ -53,7 +55,7 @@ def paper_url(paper):
 
 def page_url(slug):
     """The absolute URL of the paper page with this slug."""
-    from .models import Paper
+    from citations.models import Paper
 
     return f"{settings.SITE_URL}{Paper.url_for_slug(slug)}"
 
@@ -88,27 +90,34 @@ def json_ld_citation(edge, terms, url):
 
 
 def typed_citations(paper, limit=JSON_LD_CITATION_LIMIT):
-    """The JSON-LD of the paper's public edges both ways, the newest `limit` each: `citation`
-    (one cito:Citation per edge), the CiTO properties from this paper to the papers it cites,
-    and the reverse ones from its citing papers (`@reverse`)."""
+    """The JSON-LD of the paper's public edges both ways, the newest `limit` each: schema.org's
+    `citation` (by definition the works this paper cites, never those citing it), the CiTO
+    properties from this paper to the papers it cites and, under `@reverse`, those from its
+    citing papers and one cito:Citation node per edge (a node whose citing or cited entity is
+    this paper)."""
     made = list(
         paper.public_citations_made().newest_first("cited_paper").values(*EDGE_FIELDS)[:limit]
     )
     received = list(paper.citing_citations().values(*EDGE_FIELDS)[:limit])
     url = functools.cache(page_url)  # the paper itself is on one end of every edge
-    citations, forward, reverse = [], {}, {}
-    for edges, properties, far_end in (
-        (made, forward, "cited_paper__slug"),
-        (received, reverse, "citing_paper__slug"),
+    forward, backward = {}, {}
+    for edges, properties, far_end, this_end in (
+        (made, forward, "cited_paper__slug", "cito:hasCitingEntity"),
+        (received, backward, "citing_paper__slug", "cito:hasCitedEntity"),
     ):
         for edge in edges:
             terms = cito_terms(edge["role__slug"], edge["polarity__slug"])
-            citations.append(json_ld_citation(edge, terms, url))
+            backward.setdefault(this_end, []).append(json_ld_citation(edge, terms, url))
             for term in terms:
                 properties.setdefault(term, []).append({"@id": url(edge[far_end])})
-    data = {"citation": citations, **forward}
-    if reverse:
-        data["@reverse"] = reverse
+    cited = [
+        {"@type": "ScholarlyArticle", "@id": url(edge["cited_paper__slug"]), "name": title}
+        for edge in made
+        for title in [edge["cited_paper__title"]]
+    ]
+    data = {"citation": cited, **forward}
+    if backward:
+        data["@reverse"] = backward
     return data
 
 
@@ -146,6 +155,15 @@ def scholarly_article(
         data["description"] = f"{paper.summary} {citation_summary.headline}".strip()
     if paper.publication_date_iso:
         data["datePublished"] = paper.publication_date_iso
+    if paper.updated_at:
+        data["dateModified"] = paper.updated_at.isoformat()
+    data["image"] = f"{settings.SITE_URL}{reverse('paper-card', kwargs={'slug': paper.slug})}"
+    # The site publishes this page (the paper's own publisher is its venue, `isPartOf`).
+    data["publisher"] = {
+        "@type": "Organization",
+        "name": settings.SITE_NAME,
+        "url": f"{settings.SITE_URL}/",
+    }
     if paper.institution:
         data["sourceOrganization"] = {"@type": "Organization", "name": paper.institution}
     if with_citations:
@@ -154,12 +172,33 @@ def scholarly_article(
 
 
 BIBTEX_SPECIAL = re.compile(r"([\\{}&%$#_^~])")
-BIBTEX_REPLACEMENTS = {"\\": r"\textbackslash{}", "^": r"\^{}", "~": r"\~{}"}
+# `\^{}` and `\~{}` are accents over nothing (citation-js reads them as "undefined" with an
+# accent): the characters themselves have commands of their own.
+BIBTEX_REPLACEMENTS = {
+    "\\": r"\textbackslash{}",
+    "^": r"\textasciicircum{}",
+    "~": r"\textasciitilde{}",
+}
+# BibTeX counts braces even after a backslash: `\{` alone leaves a value unbalanced, and
+# pybtex and bibtex-tidy reject it. Unbalanced braces are written as commands instead.
+UNBALANCED_BRACES = {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
+
+
+def balanced(text):
+    depth = 0
+    for character in text:
+        depth += {"{": 1, "}": -1}.get(character, 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def bibtex_escape(text):
+    replacements = BIBTEX_REPLACEMENTS
+    if not balanced(text):
+        replacements = {**BIBTEX_REPLACEMENTS, **UNBALANCED_BRACES}
     return BIBTEX_SPECIAL.sub(
-        lambda match: BIBTEX_REPLACEMENTS.get(match.group(1), "\\" + match.group(1)), text
+        lambda match: replacements.get(match.group(1), "\\" + match.group(1)), text
     )
 
 
@@ -192,6 +231,11 @@ def name_parts(name):
     first names, the "von" particle (lower-case words before the last name), last name and
     suffix. A name already written "Last, First" keeps that split; one word is a last name."""
     name = " ".join(name.split())
+    head, _, tail = name.rpartition(",")
+    if head and "," not in head and tail.strip().lower() in NAME_SUFFIXES:
+        # "Robert Smith, Jr.": a display name with its suffix, not "Last, First".
+        parts = name_parts(head)
+        return NameParts(first=parts.first, von=parts.von, last=parts.last, jr=[tail.strip()])
     if "," in name:
         last, _, rest = name.partition(",")
         rest = [part.strip() for part in rest.split(",")]
@@ -233,6 +277,31 @@ def bibtex_name(name):
 # -- cite keys --------------------------------------------------------------------------------
 
 
+# Greek and Cyrillic letters in Latin (ELOT 743 and ISO 9 simplified), for cite keys: an author
+# written in those scripts keys by their name, not "anon".
+GREEK = ("αβγδεζηθικλμνξοπρσςτυφχψω", "a b g d e z i th i k l m n x o p r s s t y f ch ps o")
+CYRILLIC = (
+    "абвгдеёжзийклмнопрстуфхцчшщъыьэюяіїєґў",
+    "a b v g d e e zh z i i k l m n o p r s t u f kh ts ch sh shch _ y _ e yu ya i yi ye g u",
+)
+TRANSLITERATION = str.maketrans(
+    {
+        letter: spelt
+        for letters, spellings in (GREEK, CYRILLIC)
+        for letter, spelt in zip(letters, spellings.split(" "), strict=True)
+    }
+)
+
+
+def ascii_key_part(text):
+    """`text` as a cite key part: lower-case ASCII letters and digits, Greek and Cyrillic
+    transliterated, accents dropped."""
+    decomposed = unicodedata.normalize("NFKD", text.lower())
+    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
+    spelt = unicodedata.normalize("NFKC", stripped).translate(TRANSLITERATION).replace("_", "")
+    return slugify(spelt)
+
+
 def base_cite_key(first_author, organisation, year, title):
     """<last name of the first author (or the organisation)><year><first long title word>,
     in ASCII lower case, e.g. khatri2025scaling."""
@@ -240,8 +309,8 @@ def base_cite_key(first_author, organisation, year, title):
         name = " ".join(name_parts(first_author).last) or first_author
     else:
         name = organisation or "anon"
-    name = re.sub(r"[^a-z0-9]", "", slugify(name)) or "anon"
-    words = slugify(title).split("-")
+    name = re.sub(r"[^a-z0-9]", "", ascii_key_part(name)) or "anon"
+    words = ascii_key_part(title).split("-")
     title_word = next((word for word in words if len(word) > 3), "paper").replace("_", "")
     return f"{name}{year or ''}{title_word}"
 
@@ -253,30 +322,9 @@ def key_suffix(index):
     return chr(ord("a") + index) if index < 26 else str(index + 1)
 
 
-def stored_base_key(paper):
-    """The paper's base cite key as stored (citations/cite_keys.py), or worked out from its
-    fields and authors for a paper that has none stored (one not saved yet)."""
-    if paper.cite_key_base:
-        return paper.cite_key_base
-    names = paper.author_names
-    year = paper.known_publication_date.year if paper.known_publication_date else ""
-    return base_cite_key(
-        names[0] if names else "", paper.byline or paper.institution, year, paper.title
-    )
-
-
-def cite_key_suffixes(papers):
-    """{paper id: suffix} for the papers sharing a base key with one of `papers`: read from
-    the papers with those keys (indexed), whatever the corpus size."""
-    from .cite_keys import cite_key_suffixes as suffixes_of
-
-    return suffixes_of({stored_base_key(paper) for paper in papers})
-
-
-def cite_key(paper, suffixes=None):
-    """The paper's cite key, the same in every export and unique across the site."""
-    suffixes = cite_key_suffixes([paper]) if suffixes is None else suffixes
-    return stored_base_key(paper) + suffixes.get(paper.pk, "")
+def cite_key(paper):
+    """The paper's cite key, the same in every export, unique across the site and stable."""
+    return paper.cite_key
 
 
 # -- BibTeX -----------------------------------------------------------------------------------
@@ -307,6 +355,14 @@ BIBTEX_TYPES = {
 }
 
 
+def report_institution(paper):
+    """A report's institution: the paper's, else its byline only when the byline is an
+    organisation (no authors listed), never the first author's name."""
+    if paper.institution:
+        return paper.institution
+    return "" if paper.author_names else paper.byline
+
+
 def bibtex_fields(paper):
     kind = entry_kind(paper)
     names = paper.author_names
@@ -324,24 +380,22 @@ def bibtex_fields(paper):
         ("author", author),
         ("journal", venue if kind == "article" else ""),
         ("booktitle", venue if kind == "conference" else ""),
-        (
-            "institution",
-            bibtex_escape(paper.institution or paper.byline) if kind == "report" else "",
-        ),
+        ("institution", bibtex_escape(report_institution(paper)) if kind == "report" else ""),
         ("year", str(parts[0]) if parts else ""),
         ("month", paper.publication_date.strftime("%b").lower() if len(parts) > 1 else ""),
+        # biblatex's full date, where the day is known (BibTeX has no day field).
+        ("date", paper.publication_date_iso if len(parts) == 3 else ""),
         ("eprint", paper.arxiv_id),
         ("archivePrefix", "arXiv" if paper.arxiv_id else ""),
         ("primaryClass", bibtex_escape(paper.arxiv_category) if paper.arxiv_id else ""),
-        ("doi", bibtex_escape(paper.doi)),
+        # Verbatim in biblatex (like url): escaping would change the DOI it links to.
+        ("doi", bibtex_url(paper.doi)),
         ("url", bibtex_url(paper.url or paper.arxiv_url or paper.doi_url)),
     ]
 
 
 def bibtex_entries(papers):
     """The papers (authors prefetched) as one BibTeX file, one entry each, keys unique."""
-    papers = list(papers)
-    suffixes = cite_key_suffixes(papers)
     library = bibtexparser.Library()
     for paper in papers:
         fields = []
@@ -350,7 +404,7 @@ def bibtex_entries(papers):
                 # `month` takes BibTeX's bare three-letter macros; everything else is braced.
                 fields.append(Field(name, value if name == "month" else "{" + value + "}"))
         kind = BIBTEX_TYPES[entry_kind(paper)]
-        library.add(Entry(kind, cite_key(paper, suffixes), fields))
+        library.add(Entry(kind, cite_key(paper), fields))
     layout = BibtexFormat()
     layout.indent, layout.trailing_comma, layout.block_separator = "  ", True, "\n"
     return bibtexparser.write_string(library, unparse_stack=[], bibtex_format=layout)
@@ -383,7 +437,7 @@ def csl_name(name):
     return person
 
 
-def csl_item(paper, suffixes=None):
+def csl_item(paper):
     """The paper as a CSL-JSON item (CSL 1.0.2 types and variables)."""
     kind = entry_kind(paper)
     names = paper.author_names
@@ -392,27 +446,26 @@ def csl_item(paper, suffixes=None):
         authors = [{"literal": paper.byline or paper.institution}]
     parts = paper.publication_date_parts
     item = {
-        "id": cite_key(paper, suffixes),
+        "id": cite_key(paper),
         "type": CSL_TYPES[kind],
         "title": paper.title,
         "author": authors,
         "issued": {"date-parts": [parts]} if parts else None,
         "container-title": paper.venue if kind in ("article", "conference") else "",
-        "publisher": (paper.institution or paper.byline) if kind == "report" else "",
+        "publisher": report_institution(paper) if kind == "report" else "",
         "DOI": paper.doi,
         "URL": paper.url or paper.arxiv_url or paper.doi_url,
         "number": f"arXiv:{paper.arxiv_id}" if kind == "preprint" else "",
         "archive": "arXiv" if paper.arxiv_id else "",
-        "archive_location": paper.arxiv_id,
+        # A preprint's `number` carries the id already: with both, APA prints it twice.
+        "archive_location": paper.arxiv_id if kind != "preprint" else "",
         "abstract": paper.abstract,
     }
     return {key: value for key, value in item.items() if value not in ("", [], None)}
 
 
 def csl_items(papers):
-    papers = list(papers)
-    suffixes = cite_key_suffixes(papers)
-    return [csl_item(paper, suffixes) for paper in papers]
+    return [csl_item(paper) for paper in papers]
 
 
 # -- RIS --------------------------------------------------------------------------------------
@@ -426,24 +479,40 @@ RIS_TYPES = {
 }
 
 
-def ris_record(paper, suffixes=None):
+def ris_name(name):
+    """A name in RIS's order: "von Last, First, Suffix" (BibTeX puts the suffix second)."""
+    parts = name_parts(name)
+    last = " ".join([*parts.von, *parts.last])
+    return ", ".join(part for part in (last, " ".join(parts.first), " ".join(parts.jr)) if part)
+
+
+class PlainRisWriter(rispy.RisWriter):
+    """RIS whose every record starts with its `TY  -` line (rispy numbers them by default)."""
+
+    def set_header(self, count):
+        return None
+
+
+def ris_record(paper):
     kind = entry_kind(paper)
     names = paper.author_names
-    authors = [name_parts(name).merge_last_name_first for name in names]
+    authors = [ris_name(name) for name in names]
     if not authors and (paper.byline or paper.institution):
         authors = [paper.byline or paper.institution]
     parts = paper.publication_date_parts
     record = {
         "type_of_reference": RIS_TYPES[kind],
-        "id": cite_key(paper, suffixes),
+        "id": cite_key(paper),
         "title": paper.title,
         "authors": authors,
         "year": str(parts[0]) if parts else "",
         "date": "/".join(f"{part:02d}" for part in parts) if parts else "",
         "secondary_title": paper.venue if kind in ("article", "conference") else "",
-        "publisher": (paper.institution or paper.byline) if kind == "report" else "",
+        "publisher": report_institution(paper) if kind == "report" else "",
         "doi": paper.doi,
-        "urls": [link for link in (paper.url, paper.arxiv_url, paper.doi_url) if link],
+        "urls": list(
+            dict.fromkeys(link for link in (paper.url, paper.arxiv_url, paper.doi_url) if link)
+        ),
         "abstract": " ".join(paper.abstract.split()),
         "notes": [f"arXiv:{paper.arxiv_id}"] if paper.arxiv_id else [],
     }
@@ -460,6 +529,4 @@ def ris_record(paper, suffixes=None):
 
 
 def ris_records(papers):
-    papers = list(papers)
-    suffixes = cite_key_suffixes(papers)
-    return rispy.dumps([ris_record(paper, suffixes) for paper in papers])
+    return rispy.dumps([ris_record(paper) for paper in papers], implementation=PlainRisWriter)

@@ -5,10 +5,11 @@ fields, citation edges waiting for their other end, and finding a paper by any o
 rest (OpenAlex and Semantic Scholar ids, a second DOI, the identifiers of a paper merged into
 it), so a lookup by any identifier a paper ever had finds it, and no two papers share one."""
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
-from .identifiers import ARXIV_DOI_PREFIX, arxiv_id_from_doi
+from citations.identifiers import ARXIV_DOI_PREFIX, arxiv_id_from_doi
 
 
 class Scheme(models.TextChoices):
@@ -56,7 +57,7 @@ class PendingCitation(models.Model):
     """An imported edge whose other paper is not here yet; it becomes a Citation when a paper
     with that identifier arrives."""
 
-    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
+    shown_to_readers = False  # no public page shows it (publishing.signals.shown_to_readers)
 
     paper = models.ForeignKey(
         "citations.Paper", on_delete=models.CASCADE, related_name="pending_citations"
@@ -108,7 +109,7 @@ def identifier_q(identifiers):
 
 def papers_with_identifiers(identifiers, queryset=None):
     """The papers answering to any of the identifiers (normally at most one)."""
-    from .models import Paper
+    from citations.models import Paper
 
     q = identifier_q(identifiers)
     if not q:
@@ -132,7 +133,7 @@ def identifiers_of(paper):
 class PaperMerge(models.Model):
     """A merge of one paper into another, with what it takes to undo it."""
 
-    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
+    shown_to_readers = False  # no public page shows it (publishing.signals.shown_to_readers)
 
     kept = models.ForeignKey("citations.Paper", on_delete=models.CASCADE, related_name="merges")
     merged_slug = models.SlugField(max_length=200)
@@ -153,26 +154,59 @@ class PaperMerge(models.Model):
         return f"{self.merged_slug} merged into {self.kept_id}"
 
 
+ALIAS_TAKEN = (
+    "“{slug}” is an old address of “{title}” and answers with a redirect to it; choose "
+    "another slug (taking it would turn that live redirect into a page not found)."
+)
+
+
+def alias_refusal(paper):
+    """Why `paper` may not have its slug (another paper's old slug), or ""."""
+    alias = (
+        PaperSlugAlias.objects.filter(slug=paper.slug)
+        .exclude(paper_id=paper.pk)
+        .select_related("paper")
+        .first()
+    )
+    return ALIAS_TAKEN.format(slug=paper.slug, title=alias.paper.title) if alias else ""
+
+
+def slug_was_public(paper, slug):
+    """Whether readers could reach `paper` at `slug`: it is published under it now, or one of
+    its history records is (a draft's working titles stay private)."""
+    from publishing.models import Status
+
+    if paper.slug == slug and paper.stored_status() == Status.PUBLISHED:
+        return True
+    records = type(paper).history.filter(id=paper.pk, slug=slug, status=Status.PUBLISHED)
+    return records.exists()
+
+
 def remember_old_slug(sender, instance, **kwargs):
-    """pre_save: note the slug a paper is leaving, so post_save keeps it as an alias."""
+    """pre_save: refuse another paper's old slug; note the slug a paper is leaving, so
+    post_save keeps it as an alias if readers knew it."""
+    if refusal := alias_refusal(instance):
+        raise ValidationError({"slug": refusal})
     if instance.pk and not instance._state.adding:
         old = type(instance)._base_manager.filter(pk=instance.pk).values_list("slug", flat=True)
         instance._old_slug = old.first()
+        if instance._old_slug and instance._old_slug != instance.slug:
+            instance._old_slug_public = slug_was_public(instance, instance._old_slug)
 
 
 def keep_old_slug_as_alias(sender, instance, **kwargs):
-    """post_save: a renamed paper's old slug answers 301 to the new address; a slug that a paper
-    owns again is no longer an alias."""
-    PaperSlugAlias.objects.filter(slug=instance.slug).delete()
+    """post_save: a renamed paper's old slug answers 301 to the new address if it was ever
+    public; a slug the paper owns again is no longer its alias."""
+    PaperSlugAlias.objects.filter(slug=instance.slug, paper=instance).delete()
     old = getattr(instance, "_old_slug", None)
-    if old and old != instance.slug:
+    if old and old != instance.slug and getattr(instance, "_old_slug_public", False):
         PaperSlugAlias.objects.update_or_create(slug=old, defaults={"paper": instance})
-    instance._old_slug = None
+    instance._old_slug, instance._old_slug_public = None, False
 
 
 def paper_for_old_slug(slug, user=None):
     """The paper an old slug now names (if `user` may see it), or None."""
-    from .models import Paper
+    from citations.models import Paper
 
     papers = Paper.objects.visible_to(user) if user is not None else Paper.objects.all()
     return papers.filter(slug_aliases__slug=slug).first()

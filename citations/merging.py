@@ -1,17 +1,26 @@
 """Merging duplicate papers into one, and undoing a merge.
 
-The kept paper takes every edge, note link, tag, layer and author of the other, its
-identifiers (as the kept paper's own when free, else as extra identifiers) and its slug (as an
-alias answering 301); empty fields are filled from it. A `PaperMerge` row keeps what the other
-paper was and what moved, so `undo_merge` can put both papers back as they were."""
+The kept paper keeps its cite key and takes every edge, note link, tag, layer and author of
+the other, its identifiers (as the kept paper's own when free, else as extra identifiers) and
+its slug (as an alias answering 301); empty fields are filled from it. A `PaperMerge` row
+keeps what the other paper was and what moved, so `undo_merge` can put both papers back as
+they were."""
 
 from django.core import serializers
 from django.db import transaction
 from django.utils import timezone
 
-from .counts import recount_citations
-from .identity import PaperIdentifier, PaperMerge, PaperSlugAlias, PendingCitation
-from .models import Authorship, Citation, recount_paper_facets
+from citations.cite_keys import assign_cite_keys
+from citations.counts import recount_citations
+from citations.identity import (
+    PaperIdentifier,
+    PaperMerge,
+    PaperSlugAlias,
+    PendingCitation,
+    slug_was_public,
+)
+from citations.models import Authorship, Citation, recount_paper_facets
+from publishing.history import fit_change_reason
 
 FILLED_FIELDS = ("byline", "institution", "publication_date", "url", "abstract", "summary")
 
@@ -90,6 +99,7 @@ def merge_papers(keep, other, reason="", user=None):
             pending.save()
     identifiers = [("arxiv", "arxiv_id", other.arxiv_id), ("doi", "doi", other.doi)]
     other_slug = other.slug
+    other_was_public = slug_was_public(other, other_slug)
     for field in FILLED_FIELDS:
         if not getattr(keep, field) and getattr(other, field):
             added["fields"][field] = getattr(keep, field)
@@ -105,9 +115,12 @@ def merge_papers(keep, other, reason="", user=None):
                 paper=keep, scheme=scheme, value=value.lower() if scheme == "doi" else value
             )
             added["identifiers"].append(identifier.pk)
-    alias = PaperSlugAlias.objects.create(paper=keep, slug=other_slug)
-    added["alias"] = alias.pk
-    keep._change_reason = f"Merged {other_slug} into this paper" + (f": {reason}" if reason else "")
+    if other_was_public:  # a draft's slug was never an address readers knew
+        alias = PaperSlugAlias.objects.create(paper=keep, slug=other_slug)
+        added["alias"] = alias.pk
+    keep._change_reason = fit_change_reason(
+        f"Merged {other_slug} into this paper" + (f": {reason}" if reason else "")
+    )
     keep.save()
     return PaperMerge.objects.create(
         kept=keep,
@@ -122,7 +135,7 @@ def merge_papers(keep, other, reason="", user=None):
 @transaction.atomic
 def undo_merge(merge):
     """Put the merged paper back with its own edges, links, identifiers and slug."""
-    from .models import Paper
+    from citations.models import Paper
 
     if merge.undone_at:
         raise ValueError("This merge was already undone.")
@@ -132,12 +145,15 @@ def undo_merge(merge):
     PaperIdentifier.objects.filter(pk__in=added["identifiers"]).delete()
     for field, value in added["fields"].items():
         setattr(keep, field, value)
-    keep._change_reason = f"Undid the merge of {merge.merged_slug}"
+    keep._change_reason = fit_change_reason(f"Undid the merge of {merge.merged_slug}")
     keep.save()
 
     for restored in serializers.deserialize("json", snapshot["paper"]):
-        restored.save()
         other = restored.object
+        # Its cite key comes back with it, unless a paper created since took it.
+        if Paper._base_manager.filter(cite_key=other.cite_key).exists():
+            other.cite_key = ""
+        restored.save()
     for author_id, position in snapshot["authors"]:
         Authorship.objects.get_or_create(
             paper=other, author_id=author_id, defaults={"position": position}
@@ -149,8 +165,10 @@ def undo_merge(merge):
     keep.layers.remove(*added["layers"])
     other.notes.set(snapshot["notes"])
     keep.notes.remove(*added["notes"])
-    # Restored as a fixture is (raw: no signals): its year, tag and layer counts.
+    # Restored as a fixture is (raw: no signals): its year, tag and layer counts, and a key
+    # should it have lost its own (or come from a merge made before keys were stored).
     recount_paper_facets({other.pk})
+    assign_cite_keys({other.pk})
     for edge_pk, side in snapshot["moved_edges"]:
         edge = Citation.objects.filter(pk=edge_pk).first()
         if edge:

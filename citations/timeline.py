@@ -14,7 +14,7 @@ import functools
 import math
 from dataclasses import dataclass
 
-from .models import DatePrecision
+from citations.models import DatePrecision
 
 # Each series gets one of these colour classes in its order (site-wide custom properties in
 # hub.css, light and dark); unclassified edges have their own.

@@ -1,7 +1,7 @@
 from django.urls import path, register_converter
 
-from . import corrections_views, exports, views
-from .identity import redirect_old_slugs
+from citations import corrections_views, exports
+from citations.identity import redirect_old_slugs
 
 
 class ExportExtension:
@@ -18,15 +18,11 @@ register_converter(ExportExtension, "export")
 
 app_name = "citations"
 
+# The research index and the paper hub show notes and claims too, so their views live above
+# the apps (web/papers.py); rlscaling/urls.py adds them to this namespace.
+
 urlpatterns = [
-    path("research/", views.research_index, name="research-index"),
     path("research/papers.<export:extension>", exports.research_export, name="research-export"),
-    # A renamed or merged paper's old slug answers 301 to its current address.
-    path(
-        "papers/<slug:slug>/",
-        redirect_old_slugs(exports.negotiated(views.paper_detail)),
-        name="paper-detail",
-    ),
     path(
         "papers/<slug:slug>.bib",
         redirect_old_slugs(exports.paper_export),

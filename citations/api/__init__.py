@@ -1,2 +1,2 @@
 """The API over papers, citation edges, their vocabularies and tags: serializers, filters,
-views (mounted in rlscaling/api/urls.py)."""
+views (mounted in rlscaling/api_urls.py)."""

@@ -4,6 +4,13 @@ import django_filters
 from django.db.models import Exists, OuterRef, Value
 from django.db.models.functions import Coalesce
 
+from apikit.filters import (
+    PublishableFilterSet,
+    StrictBooleanFilter,
+    YearFilter,
+    published_at_range,
+    slug_choice,
+)
 from bottlenecks.models import Layer
 from citations.identifiers import normalise_arxiv_id, normalise_doi
 from citations.models import (
@@ -14,13 +21,6 @@ from citations.models import (
     DatePrecision,
     Paper,
     provenance_q,
-)
-from rlscaling.api.filters import (
-    PublishableFilterSet,
-    StrictBooleanFilter,
-    YearFilter,
-    published_at_range,
-    slug_choice,
 )
 
 
@@ -106,8 +106,9 @@ def provenance_filter():
         choices=PROVENANCE_CHOICES,
         method="filter_provenance",
         help_text="Who classified the edge: `editor`, `reader_suggestion` (an editor, on a "
-        "reader's suggestion), `author`, `semantic_scholar`, `openalex`, or `imported` (any "
-        "citation index).",
+        "reader's suggestion), `author`, `semantic_scholar`, `openalex`, `pith`, or `imported` "
+        "(any citation index). Only classified edges match: an edge with no role and no "
+        "polarity was classified by nobody.",
     )
 
 

@@ -2,18 +2,24 @@
 admin and `manage.py import_papers`: a dry run first, then the same run confirmed."""
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import permissions, serializers, status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from rlscaling.api.params import StrictQueryParametersMixin
-
-from ..importers import FORMATS, BadImportFile
-from ..importers.runs import ImportRun
+from apikit.params import StrictQueryParametersMixin
+from citations.importers import FORMATS, BadImportFile
+from citations.importers.apply import (
+    IMPORT_LARGE_REFUSED,
+    IMPORT_PUBLISH_REFUSED,
+    may_import_live,
+    plan_refusal,
+    run_refusal,
+)
+from citations.importers.runs import ImportRun
 
 
 class MayImport(permissions.BasePermission):
@@ -50,8 +56,14 @@ class ImportRequestSerializer(serializers.Serializer):
         return data
 
 
+@extend_schema_field({"type": "object", "additionalProperties": {"type": "integer"}})
+class CountsField(serializers.JSONField):
+    """How many records would be (or were) created, updated, merged, skipped: a name to a count."""
+
+
 class ImportRunSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
+    counts = CountsField(read_only=True)
     percent = serializers.IntegerField(read_only=True)
 
     class Meta:
@@ -85,6 +97,10 @@ class ImportListView(StrictQueryParametersMixin, APIView):
         payload.is_valid(raise_exception=True)
         data = payload.validated_data
         field = "file" if "file" in request.data else "text"
+        if data["publish"] and not may_import_live(request.user):
+            raise PermissionDenied(IMPORT_PUBLISH_REFUSED)
+        # Without the publish permission a run is applied only after its plan is judged.
+        judged = data["apply"] and not may_import_live(request.user)
         try:
             run, plan = ImportRun.preview(
                 data["source"],
@@ -92,8 +108,12 @@ class ImportListView(StrictQueryParametersMixin, APIView):
                 data["name"],
                 data["publish"],
                 request.user,
-                apply=data["apply"],
+                apply=data["apply"] and not judged,
             )
+            if judged and plan is None:
+                raise PermissionDenied(IMPORT_LARGE_REFUSED)
+            if judged and (refusal := plan_refusal(request.user, plan)):
+                raise PermissionDenied(refusal)
             if data["apply"] and plan is not None:
                 run.confirm()
         except BadImportFile as error:
@@ -126,6 +146,8 @@ class ImportDetailView(StrictQueryParametersMixin, APIView):
     )
     def post(self, request, pk):
         run = get_object_or_404(ImportRun, pk=pk)
+        if refusal := run_refusal(request.user, run):
+            raise PermissionDenied(refusal)
         try:
             run.confirm()
         except BadImportFile as error:

@@ -18,6 +18,9 @@ from rest_framework import generics, permissions, serializers
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 
+from apikit.params import StrictQueryParametersMixin
+from apikit.sparse import SparseFieldsetsMixin
+from apikit.throttles import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 from citations.api.serializers import PaperSerializer
 from citations.api.views import PaperRepresentationMixin
 from citations.identifiers import (
@@ -31,10 +34,7 @@ from citations.identifiers import (
 )
 from citations.identity import PaperIdentifier, PaperSlugAlias, Scheme, identifiers_of
 from citations.models import Paper
-from rlscaling.api.params import StrictQueryParametersMixin
-from rlscaling.api.sparse import SparseFieldsetsMixin
-from rlscaling.api.throttles import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
-from rlscaling.text import UNWANTED
+from core.text import UNWANTED
 
 MAX_BATCH = 500
 SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
@@ -112,7 +112,14 @@ class BatchRequestSerializer(serializers.Serializer):
 @extend_schema_field(
     {
         "type": "array",
-        "items": {"allOf": [{"$ref": "#/components/schemas/Paper"}], "nullable": True},
+        # OpenAPI 3.0: `nullable` only adds null to a `type` beside it, so null gets a branch
+        # of its own (a `nullable` next to a bare allOf/$ref declares nothing).
+        "items": {
+            "oneOf": [
+                {"$ref": "#/components/schemas/Paper"},
+                {"type": "object", "nullable": True, "enum": [None]},
+            ]
+        },
         "description": "One entry per identifier sent, in the same order: the paper, or null.",
     }
 )
@@ -161,7 +168,7 @@ class BatchView(
         shown = self.get_serializer(papers, many=True).data
         rows = dict(zip([paper.pk for paper in papers], shown, strict=True))
         results = [rows.get(found.get(key)) if key is not None else None for key in keys]
-        request._request.reads_only = True  # a read: no cache invalidation (rlscaling/caching)
+        request._request.reads_only = True  # a read: no cache invalidation (pagecache/caching.py)
         return Response({"results": results})
 
 

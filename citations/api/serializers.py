@@ -6,6 +6,15 @@ from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
+from apikit.concurrency import PUBLISHING_FIELDS, VersionedModelSerializer
+from apikit.fields import (
+    ApiUrlField,
+    HtmlUrlField,
+    NameListField,
+    SlugReferenceField,
+    TagListField,
+    slug_references,
+)
 from bottlenecks.models import Layer
 from citations.identifiers import arxiv_versions_named
 from citations.models import (
@@ -17,18 +26,8 @@ from citations.models import (
     CitationRole,
     CitationSource,
     Paper,
-    refresh_cite_keys,
 )
-from rlscaling.api.concurrency import PUBLISHING_FIELDS, VersionedModelSerializer
-from rlscaling.api.fields import (
-    ApiUrlField,
-    HtmlUrlField,
-    NameListField,
-    SlugReferenceField,
-    TagListField,
-    slug_references,
-)
-from rlscaling.models import Tag
+from citations.slugs import free_of_routes, is_reserved
 
 
 class CitingCountsSerializer(serializers.Serializer):
@@ -39,6 +38,12 @@ class CitingCountsSerializer(serializers.Serializer):
     by_polarity = serializers.DictField(
         child=serializers.IntegerField(), help_text="Citation polarity slug → count."
     )
+
+
+@extend_schema_field({"type": "array", "items": {"type": "string", "pattern": r"^v[1-9]\d{0,2}$"}})
+class VersionListField(serializers.JSONField):
+    """A JSON list of arXiv version names (validated by the serializer), typed as such in the
+    schema: a bare JSONField has no type there."""
 
 
 class PaperSerializer(VersionedModelSerializer):
@@ -56,6 +61,9 @@ class PaperSerializer(VersionedModelSerializer):
     )
     doi = serializers.CharField(
         required=False, allow_blank=True, max_length=300, help_text=Paper.doi.field.help_text
+    )
+    arxiv_versions = VersionListField(
+        required=False, help_text=Paper.arxiv_versions.field.help_text
     )
     arxiv_url = serializers.CharField(read_only=True)
     doi_url = serializers.CharField(read_only=True)
@@ -113,6 +121,11 @@ class PaperSerializer(VersionedModelSerializer):
         return value
 
     def validate_slug(self, slug):
+        if is_reserved(slug):
+            raise ValidationError(
+                f"“{slug}” is a word of the API's addresses (/api/v1/papers/{slug}/): "
+                "choose another slug."
+            )
         return self._unique("slug", slug, "slug")
 
     def validate_tags(self, names):
@@ -124,7 +137,7 @@ class PaperSerializer(VersionedModelSerializer):
     def validate(self, attrs):
         attrs = self.validate_identifiers(attrs)
         if self.instance is None and not attrs.get("slug"):
-            slug = slugify(attrs.get("title", ""))[:200].strip("-")
+            slug = free_of_routes(slugify(attrs.get("title", ""))[:190].strip("-"))
             if not slug:
                 raise ValidationError({"slug": ["Give a slug: none can be made from the title."]})
             try:
@@ -137,7 +150,10 @@ class PaperSerializer(VersionedModelSerializer):
         return self._normal_form("arxiv_id", value)
 
     def validate_arxiv_versions(self, versions):
-        if not all(isinstance(v, str) and re.fullmatch(r"v[1-9]\d{0,2}", v) for v in versions):
+        # A multipart form's "null" (or any non-list) arrives here as None or text.
+        if not isinstance(versions, list) or not all(
+            isinstance(v, str) and re.fullmatch(r"v[1-9]\d{0,2}", v) for v in versions
+        ):
             raise ValidationError('A list of versions such as ["v1", "v2"].')
         return versions
 
@@ -181,6 +197,13 @@ class PaperSerializer(VersionedModelSerializer):
             attrs["arxiv_versions"] = paper.arxiv_versions
         return {**attrs, "arxiv_id": paper.arxiv_id, "doi": paper.doi}
 
+    def check_publishing(self, instance, relations, changed):
+        # A new paper's cite key is assigned on its first save, which comes before its
+        # authors are written: from the first of the authors it is created with.
+        if instance.pk is None and relations.get("author_names"):
+            instance.cite_key_author = relations["author_names"][0]
+        super().check_publishing(instance, relations, changed)
+
     def save_many_to_many(self, paper, values):
         names = values.pop("author_names", None)
         super().save_many_to_many(paper, values)
@@ -194,7 +217,6 @@ class PaperSerializer(VersionedModelSerializer):
                 Authorship(paper=paper, author=authors[name], position=position)
                 for position, name in enumerate(names)
             )
-            refresh_cite_keys({paper.pk})  # bulk_create sends no signal
             paper.forget_authorships()
 
 
@@ -238,7 +260,8 @@ class ProvenanceFieldsMixin(serializers.Serializer):
         choices=CitationSource.choices,
         read_only=True,
         help_text="Who classified it: editor, reader_suggestion (an editor, on a reader's "
-        "suggestion), author, or the citation index it was imported from.",
+        "suggestion), author, or the citation index it was imported from (pith: the seed's "
+        "classifier); empty when nobody has classified it.",
     )
     provenance_label = serializers.CharField(
         read_only=True, help_text="The same in words, as the hub shows it."
@@ -333,6 +356,11 @@ class CitingPaperSerializer(serializers.ModelSerializer):
         model = Paper
         fields = ["api_url", "html_url", "slug", "title", "byline", "publication_date", "arxiv_id"]
 
+    def to_representation(self, paper):
+        data = super().to_representation(paper)
+        data["publication_date"] = paper.known_publication_date and data["publication_date"]
+        return data
+
 
 class HubCitationSerializer(ProvenanceFieldsMixin, serializers.ModelSerializer):
     """One edge into the hub paper, with the citing paper."""
@@ -391,30 +419,6 @@ class CitationSummarySerializer(serializers.Serializer):
     polarity_headline = serializers.CharField(help_text="The same for polarity.")
     roles = SummaryRowSerializer(many=True)
     polarities = SummaryRowSerializer(many=True)
-
-
-class TagSerializer(serializers.ModelSerializer):
-    api_url = ApiUrlField("api:tag-detail")
-    # taggit's slugs keep letters such as ø, which the JSON Schema pattern of a SlugField
-    # (ECMA-262 `\w`, ASCII only) would refuse.
-    slug = serializers.CharField(read_only=True)
-    display_name = serializers.CharField(
-        source="label", read_only=True, help_text='How readers see it, e.g. "GRPO".'
-    )
-    paper_count = serializers.IntegerField(read_only=True)
-    note_count = serializers.IntegerField(read_only=True)
-
-    class Meta:
-        model = Tag
-        fields = [
-            "api_url",
-            "slug",
-            "name",
-            "display_name",
-            "description",
-            "paper_count",
-            "note_count",
-        ]
 
 
 @extend_schema_serializer(many=False)

@@ -2,8 +2,8 @@ import datetime
 import functools
 
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Count, F, OuterRef, Subquery, Value
-from django.db.models.functions import Coalesce, ExtractYear
+from django.db.models import Value
+from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.functional import SimpleLazyObject
@@ -15,6 +15,17 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
+from apikit.conditional import ConditionalGetMixin
+from apikit.facets import Facet, GroupByMixin, shown_through
+from apikit.pagination import CursorPagination
+from apikit.params import (
+    GROUP_BY_PARAMETER,
+    StrictQueryParametersMixin,
+    filterset_parameters,
+)
+from apikit.permissions import EditorsWrite, sees_drafts
+from apikit.sparse import SparseFieldsetsMixin
+from apikit.viewsets import PublishableViewSet, ReadOnlyViewSet
 from bottlenecks.models import Layer
 from citations.api.filters import CitationFilterSet, HubFilterSet, PaperFilterSet
 from citations.api.serializers import (
@@ -27,26 +38,12 @@ from citations.api.serializers import (
     HubCitationSerializer,
     PaperHubSerializer,
     PaperSerializer,
-    TagSerializer,
 )
+from citations.dates import known_year_expression
 from citations.facet_counts import ALL, LAYER, NO_LAYER, PUBLIC, YEAR, facet_counts
 from citations.identifiers import normalise_arxiv_id, normalise_doi
 from citations.identity import old_slug_redirect, papers_with_identifiers
 from citations.models import Citation, CitationPolarity, CitationRole, Paper
-from notes.models import ResearchNote
-from rlscaling.api.conditional import ConditionalGetMixin
-from rlscaling.api.facets import Facet, GroupByMixin, shown_through
-from rlscaling.api.pagination import CursorPagination
-from rlscaling.api.params import (
-    GROUP_BY_PARAMETER,
-    StrictQueryParametersMixin,
-    filterset_parameters,
-)
-from rlscaling.api.permissions import EditorsWrite
-from rlscaling.api.sparse import SparseFieldsetsMixin
-from rlscaling.api.viewsets import PublishableViewSet, ReadOnlyViewSet
-from rlscaling.models import Tag
-from rlscaling.tags import public_tags
 
 
 class PaperRepresentationMixin:
@@ -90,7 +87,8 @@ class PaperViewSet(GroupByMixin, PaperRepresentationMixin, PublishableViewSet):
     search_fields = ["title", "byline", "institution", "summary", "abstract"]
     group_by_noun = "papers"
     group_by_fields = {
-        "year": Facet(ExtractYear("publication_date"), missing="without a publication date"),
+        # The year where it is a fact, as `?year=` filters (a placeholder date has no year).
+        "year": Facet(known_year_expression(), missing="without a publication date"),
         "tag": Facet("tags__slug", "tags__name", many=True, missing="without a tag"),
         "layer": Facet(
             "layers__slug",
@@ -166,12 +164,12 @@ class PaperViewSet(GroupByMixin, PaperRepresentationMixin, PublishableViewSet):
 
     @extend_schema(summary="A paper by its arXiv id", responses=PaperSerializer)
     @action(detail=False, url_path=r"by-arxiv/(?P<arxiv_id>.+)", filter_backends=[])
-    def by_arxiv(self, request, arxiv_id):
+    def by_arxiv(self, request, arxiv_id, format=None):
         return self.detail_for("arxiv_id", arxiv_id, normalise_arxiv_id, "arxiv")
 
     @extend_schema(summary="A paper by its DOI", responses=PaperSerializer)
     @action(detail=False, url_path=r"by-doi/(?P<doi>.+)", filter_backends=[])
-    def by_doi(self, request, doi):
+    def by_doi(self, request, doi, format=None):
         return self.detail_for("doi", doi, normalise_doi, "doi")
 
 
@@ -325,53 +323,3 @@ class CitationPolarityViewSet(VocabularyViewSet):
 
     queryset = CitationPolarity.objects.all()
     serializer_class = CitationPolaritySerializer
-
-
-def sees_drafts(user, model):
-    """Whether `visible_to(user)` shows `user` the drafts of `model` too."""
-    return user.is_authenticated and user.has_perm(
-        f"{model._meta.app_label}.view_{model._meta.model_name}"
-    )
-
-
-def tagged_count(model, user):
-    """Per tag, how many rows of `model` visible to `user` carry it (a correlated subquery
-    over the typed through table): editors' counts, which include drafts."""
-    items = (
-        model.tags.through.objects.filter(
-            tag=OuterRef("pk"), content_object__in=model.objects.visible_to(user).values("pk")
-        )
-        .order_by()
-        .values("tag")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    return Coalesce(Subquery(items), 0)
-
-
-class TagViewSet(ReadOnlyViewSet):
-    """Tags on papers and research notes, with how many of each carry them."""
-
-    queryset = Tag.objects.all()
-    serializer_class = TagSerializer
-    lookup_value_regex = r"[-\w]+"  # taggit keeps letters such as ø in slugs
-    search_fields = ["name"]
-    ordering_fields = ["name", "paper_count", "note_count"]
-    ordering = ["name"]
-
-    def get_queryset(self):
-        user = self.request.user
-        if not any(sees_drafts(user, model) for model in (Paper, ResearchNote)):
-            # Readers: the stored public counts (rlscaling/tags.py), flat in corpus size.
-            return (
-                public_tags()
-                .annotate(paper_count=F("public_paper_count"), note_count=F("public_note_count"))
-                .order_by("name")
-            )
-        return (
-            Tag.objects.annotate(
-                paper_count=tagged_count(Paper, user), note_count=tagged_count(ResearchNote, user)
-            )
-            .exclude(paper_count=0, note_count=0)
-            .order_by("name")
-        )

@@ -8,9 +8,9 @@ The management command (`import_papers`), the admin and the API (`POST /api/v1/i
 go through these three calls.
 """
 
-from . import arxiv, bibtex, csl, openalex, semantic_scholar
-from .plan import Plan, make_plan
-from .records import BadImportFile, PaperRecord
+from citations.importers import arxiv, bibtex, csl, openalex, semantic_scholar
+from citations.importers.plan import Plan, make_plan
+from citations.importers.records import BadImportFile, PaperRecord
 
 PARSERS = {
     "bibtex": bibtex.parse,
@@ -68,8 +68,18 @@ def arxiv_id_list(text):
     return ids or None
 
 
+XML_STARTS = (b"\xef\xbb\xbf<", b"\xff\xfe<\x00", b"\xfe\xff\x00<", b"<\x00", b"\x00<")
+
+
+def _looks_like_xml(data):
+    """An XML document in UTF-8 or UTF-16, with or without a byte order mark."""
+    return data.lstrip(b" \t\r\n").startswith((*XML_STARTS, b"<?xml", b"<feed"))
+
+
 def parse(text, format=None):
     """Records from a text in `format` (guessed when None)."""
+    if isinstance(text, bytes) and (format == "arxiv" or _looks_like_xml(text)):
+        return arxiv.parse(text)  # XML names its own encoding (UTF-16 included)
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8-sig")
@@ -86,13 +96,26 @@ def parse(text, format=None):
         ]
     if format not in PARSERS:
         raise BadImportFile(f"unknown format {format!r}: use one of " + ", ".join(FORMATS))
-    return PARSERS[format](text)
+    try:
+        records = PARSERS[format](text)
+    except RecursionError:
+        raise BadImportFile("nested too deeply to read") from None
+    for record in records:
+        record.check()
+    return records
 
 
 def iter_record_batches(path, format=None, size=500):
     """Lists of at most `size` records from a file. A JSONL file (one JSON document per line) is
     read line by line, so memory stays flat however large it is; other files are parsed whole
     and then cut into batches."""
+    try:
+        yield from _record_batches(path, format, size)
+    except UnicodeDecodeError as error:
+        raise BadImportFile(f"not UTF-8 text (byte {error.start})") from None
+
+
+def _record_batches(path, format, size):
     with open(path, encoding="utf-8-sig") as lines:
         head = lines.read(4000)
         lines.seek(0)
@@ -128,5 +151,6 @@ def _parse_lines(chunk, format):
             raise BadImportFile(message, f"line {number}") from None
         for record in found:
             record.where = record.where.replace("record 1", f"line {number}", 1)
+            record.check()
         records += found
     return records

@@ -1,34 +1,51 @@
 """Applying a plan: every change in one transaction, so a failure writes nothing."""
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
 from citations.identity import PaperIdentifier, PaperSlugAlias, PendingCitation
+from citations.importers.records import BadImportFile
 from citations.models import (
     Author,
     Authorship,
     Citation,
     CitationRole,
     CitationSource,
+    DatePrecision,
     Paper,
     recount_citations,
 )
-from rlscaling.caching import bump_generation
-from rlscaling.publishing import Status
+from pagecache.caching import bump_generation
+from publishing.models import Status
+from publishing.permissions import may_change_live
 
-from .records import BadImportFile
+# What an import run reports when the database refuses a write: a sentence, never its error.
+DATABASE_REFUSED = (
+    "the database refused to save it (a paper, identifier or edge saved meanwhile clashes "
+    "with it, or a value is too long); nothing was imported: check the record and try again"
+)
 
 
-@transaction.atomic
 def apply_plan(plan):
-    """Write what the plan says; returns its counts. Re-planning afterwards finds nothing to do."""
+    """Write what the plan says; returns its counts. Re-planning afterwards finds nothing to do.
+    A write the database refuses rolls everything back and is reported in words."""
+    where = {}
+    try:
+        with transaction.atomic():
+            return _apply_plan(plan, where)
+    except DatabaseError:
+        raise BadImportFile(DATABASE_REFUSED, where.get("record", "")) from None
+
+
+def _apply_plan(plan, where):
     from citations.merging import merge_papers
 
     status = Status.PUBLISHED if plan.publish else Status.DRAFT
     touched = []
     for step in plan.papers:
+        where["record"] = step.record.where
         try:
             apply_paper_step(step, status, merge_papers)
         except ValidationError as error:
@@ -36,6 +53,7 @@ def apply_plan(plan):
             raise BadImportFile("; ".join(error.messages), step.record.where) from None
         if step.action != "skip":
             touched.append(step.paper)
+    where.pop("record", None)
     roles = {role.slug: role for role in CitationRole.objects.all()}
     # New edges in bulk (the plan checked that none exists): imports bring thousands at once.
     # Like the corpus generator's, they get no history rows; the page cache is told below.
@@ -78,6 +96,70 @@ def apply_plan(plan):
     return plan.counts()
 
 
+IMPORT_PUBLISH_REFUSED = (
+    "Only editors with the publish permission can import published papers; import them as "
+    "drafts (leave “publish” off) and an editor publishes them."
+)
+IMPORT_LIVE_REFUSED = (
+    "This import changes or merges published papers or edges ({names}); only editors with "
+    "the publish permission can apply it. Ask an editor to confirm it."
+)
+IMPORT_LARGE_REFUSED = (
+    "A large import is applied on the worker without a dry run of its effects on published "
+    "papers; only editors with the publish permission can apply it. Ask an editor to confirm it."
+)
+
+
+def may_import_live(user):
+    """Whether `user` may apply any import: publishing papers and edges, changing live ones."""
+    return may_change_live(user, Paper) and may_change_live(user, Citation)
+
+
+def plan_refusal(user, plan):
+    """Why `user` may not apply `plan` (a sentence; "" when they may): without the publish
+    permission an import neither publishes nor changes, merges or reclassifies live rows
+    (publishing/permissions.py, the check of every door)."""
+    if may_import_live(user):
+        return ""
+    if getattr(plan, "publish", False):
+        return IMPORT_PUBLISH_REFUSED
+    if not hasattr(plan, "papers"):  # the bulk path's report: no steps to judge
+        return IMPORT_LARGE_REFUSED
+    live = []
+    for step in plan.papers:
+        if step.action not in ("update", "merge"):
+            continue
+        touched = [step.paper, *step.merge_from] if step.paper is not None else step.merge_from
+        changes = step.changes or step.merge_from or step.new_identifiers
+        live += [paper.slug for paper in touched if changes and paper.is_published]
+    for edge in plan.edges:
+        if edge.action == "update" and Citation.objects.published().filter(
+            citing_paper=edge.citing.paper, cited_paper=edge.cited.paper
+        ):
+            live.append(f"{edge.citing.paper.slug} → {edge.cited.paper.slug}")
+    if live:
+        return IMPORT_LIVE_REFUSED.format(names=", ".join(sorted(set(live))[:5]))
+    return ""
+
+
+def run_refusal(user, run):
+    """Why `user` may not confirm the import run `run` ("" when they may): its plan is made
+    again now (what it would change today) and judged as `plan_refusal` does."""
+    from citations.importers import make_plan, parse
+
+    if may_import_live(user):
+        return ""
+    if run.publish:
+        return IMPORT_PUBLISH_REFUSED
+    if run.is_bulk or run.in_background:
+        return IMPORT_LARGE_REFUSED
+    try:
+        plan = make_plan(parse(run.text, run.format or None), publish=False)
+    except BadImportFile:
+        return ""  # confirming reports the bad file itself
+    return plan_refusal(user, plan)
+
+
 def apply_paper_step(step, status, merge_papers):
     if step.action == "create":
         step.paper = create_paper(step.record, status)
@@ -90,10 +172,13 @@ def apply_paper_step(step, status, merge_papers):
             add_identifier(step.paper, scheme, value)
 
 
-def edge_source(source):
+def edge_source(source, role=None):
     """An edge's provenance for an import format: a citation index is named (Semantic Scholar,
-    OpenAlex); a file (BibTeX, CSL, arXiv ids) classifies nothing, so it stays an editor's."""
-    return source if source in CitationSource.imported() else CitationSource.EDITOR
+    OpenAlex); a file (BibTeX, CSL, arXiv ids) classifies nothing, so an edge it gives a role
+    is an editor's and one without a role has no classifier."""
+    if source in CitationSource.imported():
+        return source
+    return CitationSource.EDITOR if role else CitationSource.NONE
 
 
 def edge_fields(reference, source, roles, status):
@@ -104,7 +189,7 @@ def edge_fields(reference, source, roles, status):
         "role": role,
         "context": "\n\n".join(reference.contexts),
         "is_influential": reference.is_influential,
-        "source": edge_source(source),
+        "source": edge_source(source, role),
         "classified_at": timezone.now() if role else None,
         "classified_by": None,
         "status": status,
@@ -123,6 +208,8 @@ def unique_slug(title):
 def create_paper(record, status):
     paper, identifiers = new_paper(record, status, unique_slug(record.title))
     paper.full_clean(validate_unique=False, validate_constraints=False)
+    # Its cite key is assigned on this first save, from the first author set just after.
+    paper.cite_key_author = record.authors[0][:200] if record.authors else None
     paper.save()
     set_authors(paper, record.authors)
     for scheme, value in identifiers.items():
@@ -139,6 +226,7 @@ def new_paper(record, status, slug):
         byline=(record.authors[0] if record.authors else "")[:200],
         institution=record.institution[:200],
         publication_date=record.publication_date,
+        date_precision=record.date_precision or DatePrecision.DAY,
         arxiv_id=identifiers.pop("arxiv", ""),
         doi=identifiers.pop("doi", ""),
         url=record.url[:500],
@@ -228,7 +316,7 @@ def resolve_pending(papers, roles, status):
                             "role": roles.get(pending.role_slug),
                             "context": pending.context,
                             "is_influential": pending.is_influential,
-                            "source": edge_source(pending.source),
+                            "source": edge_source(pending.source, pending.role_slug),
                             "status": status,
                         },
                     )

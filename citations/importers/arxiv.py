@@ -3,7 +3,16 @@
 import re
 import xml.etree.ElementTree as ET
 
-from .records import BadImportFile, PaperRecord, parse_date
+import defusedxml.ElementTree as SafeET
+from defusedxml import DefusedXmlException
+
+from citations.importers.records import (
+    BadImportFile,
+    PaperRecord,
+    arxiv_versions_upto,
+    date_parts,
+    malformed_record,
+)
 
 NS = {
     "atom": "http://www.w3.org/2005/Atom",
@@ -14,21 +23,31 @@ ABS_URL = re.compile(r"arxiv\.org/abs/(?P<id>.+?)(?:v(?P<version>\d+))?$")
 
 
 def parse(text):
-    if "<!DOCTYPE" in text or "<!ENTITY" in text:
-        # arXiv's responses have none; refusing DTDs keeps entity expansion out altogether.
-        line = text[: text.find("<!")].count("\n") + 1
-        raise BadImportFile("DTDs and entities are not accepted in an arXiv feed", f"line {line}")
+    """Records from an arXiv Atom feed: text, or bytes in any encoding XML allows (the parser
+    reads the byte order mark and the declaration)."""
+    data = text.encode() if isinstance(text, str) else text
     try:
-        root = ET.fromstring(text.encode() if isinstance(text, str) else text)
+        # arXiv's responses have no DTD: the parser refuses any (so entity expansion and
+        # external references never happen), whatever the encoding; a check on the text could
+        # not see "<!DOCTYPE" in a UTF-16 file read as UTF-8.
+        parser = SafeET.DefusedXMLParser(
+            forbid_dtd=True, forbid_entities=True, forbid_external=True
+        )
+        parser.feed(data)
+        root = parser.close()
+    except DefusedXmlException:
+        line = f"line {parser.parser.CurrentLineNumber}"
+        raise BadImportFile("DTDs and entities are not accepted in an arXiv feed", line) from None
     except ET.ParseError as error:
         line, column = error.position
         raise BadImportFile(f"not well-formed XML ({error.msg})", f"line {line}") from None
     if root.tag != f"{{{NS['atom']}}}feed":
         raise BadImportFile("not an arXiv API Atom feed (no <feed> root)", "line 1")
-    return [
-        record_from_entry(entry, number)
-        for number, entry in enumerate(root.findall("atom:entry", NS), 1)
-    ]
+    records = []
+    for number, entry in enumerate(root.findall("atom:entry", NS), 1):
+        with malformed_record(f"entry {number}"):
+            records.append(record_from_entry(entry, number))
+    return records
 
 
 def _text(element, path):
@@ -38,7 +57,7 @@ def _text(element, path):
 
 def record_from_entry(entry, number):
     id_url = _text(entry, "atom:id")
-    where = f"entry {number} ({id_url or 'no id'})"
+    where = f"entry {number} ({id_url[:80] or 'no id'})"
     # arXiv answers an unknown id with an entry titled "Error".
     if _text(entry, "atom:title") == "Error":
         raise BadImportFile(f"arXiv error entry: {_text(entry, 'atom:summary')}", where)
@@ -49,13 +68,13 @@ def record_from_entry(entry, number):
     record.require_title()
     record.add_identifier("arxiv", match.group("id"))
     if match.group("version"):
-        record.arxiv_versions = [f"v{n}" for n in range(1, int(match.group("version")) + 1)]
+        record.arxiv_versions = arxiv_versions_upto(match.group("version"), where)
     record.url = f"https://arxiv.org/abs/{record.identifiers['arxiv']}"
     record.authors = [_text(a, "atom:name") for a in entry.findall("atom:author", NS)]
     affiliations = [_text(a, "arxiv:affiliation") for a in entry.findall("atom:author", NS)]
     record.institution = next((a for a in affiliations if a), "")
     record.abstract = _text(entry, "atom:summary")
-    record.publication_date, record.year = parse_date(_text(entry, "atom:published"), where)
+    record.set_date(date_parts(_text(entry, "atom:published"), where))
     if doi := _text(entry, "arxiv:doi"):
         record.add_identifier("doi", doi)
     record.venue = _text(entry, "arxiv:journal_ref")

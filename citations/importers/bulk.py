@@ -5,7 +5,7 @@ is: each batch is mapped to records by the same parser as any OpenAlex file
 (`openalex.record_from_work`), merged and matched with the same rules as the dry run
 (`plan.merge_duplicates`, `plan.title_match`, `plan.paper_step`), but identity is resolved
 for the whole batch in a few queries, and new papers, authors, authorships and identifiers are
-written in bulk (COPY on PostgreSQL, bulk_create elsewhere: `citations.corpus.write_rows`).
+written in bulk (COPY on PostgreSQL, bulk_create elsewhere: `citations.bulkwrite.write_rows`).
 Records that update or merge existing papers go through the ordinary `apply_paper_step`.
 
 References are staged in a temporary table; once every paper is in, edges are inserted in
@@ -30,8 +30,12 @@ from django.db.models import Prefetch
 from django.utils import timezone
 from django.utils.text import slugify
 
-from citations.corpus import allocate_ids, unnamed_defaults, write_rows
+from citations.bulkwrite import allocate_ids, copy_rows, unnamed_defaults, write_rows
+from citations.cite_keys import assign_cite_keys
 from citations.identity import PaperIdentifier, PaperSlugAlias, PendingCitation, identifiers_of
+from citations.importers.apply import apply_paper_step, edge_source, new_paper
+from citations.importers.plan import fit_to_columns, merge_duplicates, paper_step, title_match
+from citations.importers.records import BadImportFile
 from citations.models import (
     Author,
     Authorship,
@@ -41,14 +45,10 @@ from citations.models import (
     Paper,
     recount_citations,
     recount_paper_facets,
-    refresh_cite_keys,
 )
-from rlscaling.caching import bump_generation
-from rlscaling.publishing import Status
-
-from .apply import apply_paper_step, edge_source, new_paper
-from .plan import fit_to_columns, merge_duplicates, paper_step, title_match
-from .records import BadImportFile
+from citations.models.papers import free_author_slugs
+from pagecache.caching import bump_generation
+from publishing.models import Status
 
 BATCH_SIZE = 2000
 # Larger OpenAlex JSONL files take this path, from the command, the admin and the API alike.
@@ -100,7 +100,7 @@ class _DryRun(Exception):
 def is_openalex_jsonl(first_line, format=None):
     """True when a file whose first non-blank line is `first_line` is OpenAlex works, one JSON
     object per line."""
-    from . import detect_format
+    from citations.importers import detect_format
 
     first = first_line.lstrip("\ufeff").strip()
     if not (first.startswith("{") and first.endswith("}")):
@@ -115,11 +115,14 @@ def is_big_openalex_file(path, format=None, always=False):
     """True when the file at `path` is OpenAlex JSONL with more than BULK_FROM lines (any
     number when `always`): the files the bulk path takes."""
     with open(path, encoding="utf-8-sig") as lines:
-        first = next((line for line in lines if line.strip()), "")
-        if not is_openalex_jsonl(first, format):
-            return False
-        lines.seek(0)
-        return always or is_big(lines)
+        try:
+            first = next((line for line in lines if line.strip()), "")
+            if not is_openalex_jsonl(first, format):
+                return False
+            lines.seek(0)
+            return always or is_big(lines)
+        except UnicodeDecodeError:
+            return False  # not UTF-8, so not OpenAlex JSONL: the parsers say what it is
 
 
 def is_big(lines):
@@ -130,7 +133,7 @@ def is_big(lines):
 def record_batches(lines, size=BATCH_SIZE, name=""):
     """Lists of at most `size` OpenAlex records from JSONL lines, parsed as they are read: only
     one batch of lines and records is held at a time. Errors name the line (and the file)."""
-    from . import _parse_lines
+    from citations.importers import _parse_lines
 
     chunk = []
     for number, line in enumerate(lines, 1):
@@ -223,8 +226,6 @@ class _BulkImport:
         if not rows:
             return
         if self.postgres:
-            from citations.corpus import copy_rows
-
             copy_rows(table, columns, rows)
             return
         marks = ", ".join(["%s"] * len(columns))
@@ -315,13 +316,19 @@ class _BulkImport:
             [(paper.pk, s, v) for _, paper, identifiers in papers for s, v in identifiers.items()],
         )
         self.create_authorships([(paper.pk, step.record.authors) for step, paper, _ in papers])
+        # Their cite keys, in bulk now that their first authors are written: one read of the
+        # keys they could take and one update per batch (citations/cite_keys.py).
+        keys = assign_cite_keys(ids)
+        for _, paper, _ in papers:
+            paper.cite_key = keys[paper.pk]
 
     def create_authorships(self, papers):
         names = list(dict.fromkeys(name[:200] for _, authors in papers for name in authors))
         known = dict(Author.objects.filter(name__in=names).values_list("name", "id"))
         new = [name for name in names if name not in known]
         ids = allocate_ids(Author, len(new))
-        write_rows(Author, ["id", "name"], list(zip(ids, new, strict=True)))
+        slugs = free_author_slugs(new)  # the COPY skips Author.save(), which gives slugs
+        write_rows(Author, ["id", "name", "slug"], list(zip(ids, new, slugs, strict=True)))
         known.update(zip(new, ids, strict=True))
         rows = []
         for paper_id, authors in papers:
@@ -415,8 +422,8 @@ class _BulkImport:
                 "is_influential": "p.is_influential",
                 "source": (
                     f"CASE WHEN p.source IN ({', '.join(['%s'] * len(imported))}) "
-                    "THEN p.source ELSE %s END",
-                    [*imported, CitationSource.EDITOR],
+                    "THEN p.source WHEN ro.id IS NULL THEN %s ELSE %s END",
+                    [*imported, CitationSource.NONE, CitationSource.EDITOR],
                 ),
                 "classified_at": (
                     "CASE WHEN ro.id IS NULL THEN NULL ELSE " + self.cast("classified_at") + " END",
@@ -477,8 +484,7 @@ class _BulkImport:
 
     def recount(self):
         """The stored citing counts (citations/counts.py), year, tag and layer counts
-        (citations/facet_counts.py) and base cite keys (citations/cite_keys.py) of every paper
-        the import touched."""
+        (citations/facet_counts.py) of every paper the import touched."""
         if not any(self.report.counts.get(key) for key in ("create", "update", "merge")) and (
             not self.report.counts.get("edge create")
         ):
@@ -487,7 +493,7 @@ class _BulkImport:
             cursor.execute(f"INSERT INTO {RECOUNT} SELECT paper_id FROM {TOUCHED}")
             if self.postgres:
                 # Fresh statistics first: planned blind over a million new rows, the recount's
-                # grouped queries are slow (citations/corpus.py).
+                # grouped queries are slow (bench/corpus.py measured it).
                 cursor.execute(f"ANALYZE {Citation._meta.db_table}, {Paper._meta.db_table}")
             last, total = 0, 0
             while True:
@@ -501,7 +507,6 @@ class _BulkImport:
                     break
                 recount_citations(chunk)
                 recount_paper_facets(chunk)
-                refresh_cite_keys(chunk)
                 last, total = chunk[-1], total + len(chunk)
         self.say(f"recounted {total:,} papers")
 

@@ -1,9 +1,13 @@
 """CSL-JSON, as Zotero and citation managers export it: an array of items (or one item)."""
 
-import datetime
-
-from .jsonfiles import json_documents
-from .records import BadImportFile, PaperRecord
+from citations.importers.jsonfiles import json_documents
+from citations.importers.records import (
+    BadImportFile,
+    PaperRecord,
+    check_text,
+    check_year,
+    malformed_record,
+)
 
 
 def parse(text):
@@ -11,7 +15,9 @@ def parse(text):
     for where, document in json_documents(text):
         items = document if isinstance(document, list) else [document]
         for number, item in enumerate(items, 1):
-            records.append(record_from_item(item, f"item {number}" if len(items) > 1 else where))
+            item_where = f"item {number}" if len(items) > 1 else where
+            with malformed_record(item_where):
+                records.append(record_from_item(item, item_where))
     return records
 
 
@@ -29,14 +35,18 @@ def name_of(person):
 
 
 def issued(item, where):
+    """`issued`'s date-parts as far as they go: [[2025]], [[2025, 7]] or [[2025, 7, 14]]."""
     parts = ((item.get("issued") or {}).get("date-parts") or [[]])[0] or []
     try:
+        if not isinstance(parts, list) or any(len(str(p)) > 4 for p in parts):
+            raise ValueError
         numbers = [int(p) for p in parts]
-        if len(numbers) == 3:
-            return datetime.date(*numbers), numbers[0]
-    except (TypeError, ValueError):
+        check_year(numbers[0] if numbers else None, "issued", where)
+        if len(numbers) >= 2 and not 1 <= numbers[1] <= 12:
+            raise ValueError
+        return numbers
+    except (TypeError, ValueError, OverflowError):
         raise BadImportFile(f"issued date-parts is not a date: {parts!r}", where) from None
-    return None, (numbers[0] if numbers else None)
 
 
 # CSL types that say what kind of publication a paper is ("article" is CSL's preprint).
@@ -51,21 +61,26 @@ CSL_TYPES = {
 def record_from_item(item, where):
     if not isinstance(item, dict) or "type" not in item:
         raise BadImportFile("not a CSL-JSON item (no type)", where)
-    where = f"{where} ({item.get('id', 'no id')})"
-    record = PaperRecord(
-        where=where, source="csl", title=" ".join((item.get("title") or "").split())
-    )
-    record.require_title()
-    record.authors = [name_of(p) for p in item.get("author") or [] if isinstance(p, dict)]
-    record.abstract = item.get("abstract") or ""
-    record.venue = item.get("container-title") or ""
-    record.publication_type = CSL_TYPES.get(str(item.get("type")), "")
-    record.url = item.get("URL") or ""
-    if item.get("DOI"):
-        record.add_identifier("doi", item["DOI"])
-    # Zotero puts an arXiv preprint's id in "number" ("arXiv:2510.13786") or the URL.
-    for candidate in (item.get("number"), record.url):
-        if candidate and "arxiv" in candidate.lower():
-            record.add_identifier("arxiv", candidate.split()[0])
-    record.publication_date, record.year = issued(item, where)
-    return record
+    where = f"{where} ({str(item.get('id', 'no id'))[:40]})"
+    with malformed_record(where):
+        record = PaperRecord(
+            where=where,
+            source="csl",
+            title=" ".join(check_text(item.get("title"), "title", where).split()),
+        )
+        record.require_title()
+        record.authors = [name_of(p) for p in item.get("author") or [] if isinstance(p, dict)]
+        record.abstract = item.get("abstract") or ""
+        record.venue = item.get("container-title") or ""
+        record.publication_type = CSL_TYPES.get(str(item.get("type")), "")
+        if record.publication_type == "report":  # a report's publisher is its institution
+            record.institution = str(item.get("publisher") or "")
+        record.url = item.get("URL") or ""
+        if item.get("DOI"):
+            record.add_identifier("doi", item["DOI"])
+        # Zotero puts an arXiv preprint's id in "number" ("arXiv:2510.13786") or the URL.
+        for candidate in (item.get("number"), record.url):
+            if candidate and "arxiv" in candidate.lower():
+                record.add_identifier("arxiv", candidate.split()[0])
+        record.set_date(issued(item, where))
+        return record

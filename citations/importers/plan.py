@@ -1,14 +1,14 @@
 """The dry run: match records to papers by identifiers, and say what applying would do."""
 
 import dataclasses
+import re
 
 from django.db.models import Q
 
 from citations.identifiers import merged_arxiv_versions
 from citations.identity import identifiers_of, papers_with_identifiers
+from citations.importers.records import normalised_title
 from citations.models import Author, CitationSource, Paper
-
-from .records import normalised_title
 
 # Edges an import may classify further; an editor's (or an author's) classification stays.
 IMPORTED = set(CitationSource.imported())
@@ -18,7 +18,6 @@ FILLABLE_FIELDS = (
     "abstract",
     "institution",
     "url",
-    "publication_date",
     "venue",
     "publication_type",
     "arxiv_category",
@@ -34,6 +33,7 @@ def fit_to_columns(record):
     than its column is cut (a 639-character title to 500); a URL that long is left out, as a
     cut one would lead nowhere; an author's name is cut to the authors' column. Never silent:
     the notes go into the dry run's report for the record."""
+    without_preprint_venue(record)
     notes = {}
     for name in FITTED_FIELDS:
         value, limit = getattr(record, name), Paper._meta.get_field(name).max_length
@@ -57,6 +57,19 @@ def fit_to_columns(record):
     return notes
 
 
+# A "venue" that only restates that the paper is an arXiv preprint (Google Scholar's
+# "arXiv preprint arXiv:1707.06347", "CoRR", "arXiv e-prints"): the arXiv id says it already.
+PREPRINT_VENUE = re.compile(r"^\s*(arxiv|corr)\b.*$|^\s*preprint\b", re.IGNORECASE)
+
+
+def without_preprint_venue(record):
+    """Leave out a venue that is only the arXiv id, saying so: it is never a paper's venue,
+    and must not take the place of an editor's (or of none)."""
+    if record.venue and PREPRINT_VENUE.match(record.venue):
+        record.notes.append(f"venue {record.venue!r} only names arXiv: left out")
+        record.venue = ""
+
+
 @dataclasses.dataclass
 class PaperStep:
     """What applying does for one paper of the file (its records in the file merged)."""
@@ -70,11 +83,36 @@ class PaperStep:
     new_identifiers: list = dataclasses.field(default_factory=list)  # (scheme, value)
     duplicates: list = dataclasses.field(default_factory=list)  # `where` of merged records
     cuts: list = dataclasses.field(default_factory=list)  # what had to change to fit, in words
+    before: dict = dataclasses.field(default_factory=dict)  # field -> the paper's value now
 
     def line(self):
         label = f"{self.action:<7} {self.record.where}: {self.record.title or '(no title)'!r}"
         reason = "; ".join([self.reason, *self.cuts]) if self.reason else "; ".join(self.cuts)
-        return f"{label} ({reason})"
+        changed = [
+            f"        {field}: {shown(self.before.get(field))} → {shown(value)}"
+            for field, value in sorted(self.changes.items())
+        ]
+        return "\n".join([f"{label} ({reason})", *changed])
+
+    def changed(self):
+        """{field: {"from": the paper's value, "to": the record's}}, for the JSON report."""
+        return {
+            field: {"from": plain(self.before.get(field)), "to": plain(value)}
+            for field, value in sorted(self.changes.items())
+        }
+
+
+def plain(value):
+    """A value as JSON holds it (a date as ISO 8601)."""
+    return value.isoformat() if hasattr(value, "isoformat") else value
+
+
+def shown(value):
+    """A value in the dry run's text: quoted, a long one cut, a list joined."""
+    if isinstance(value, list | tuple):
+        value = "; ".join(map(str, value))
+    text = str(plain(value)) if value not in (None, "") else ""
+    return repr(text if len(text) <= 80 else text[:77] + "...")
 
 
 @dataclasses.dataclass
@@ -134,6 +172,7 @@ class Plan:
                     "paper": s.paper.slug if s.paper else None,
                     "merge_from": [p.slug for p in s.merge_from],
                     "changes": sorted(s.changes),
+                    "changed": s.changed(),
                     "identifiers": dict(s.record.identifiers),
                     "duplicates_in_file": s.duplicates,
                     "cut": s.cuts,
@@ -152,7 +191,7 @@ class Plan:
         }
 
     def apply(self):
-        from .apply import apply_plan
+        from citations.importers.apply import apply_plan
 
         return apply_plan(self)
 
@@ -202,8 +241,9 @@ def title_match(record, candidates):
     """The first of `candidates` (papers with the record's title, any case) that is the same
     paper: same normalised title and year, and no identifier of the same kind differing."""
     for paper in candidates:
-        same_year = not (paper.publication_date and record.year) or (
-            paper.publication_date.year == record.year
+        # A placeholder date's year is no year to compare (citations/dates.py).
+        same_year = not (paper.known_publication_year and record.year) or (
+            paper.known_publication_year == record.year
         )
         if normalised_title(paper.title) == record.title_key and same_year:
             # Only when no identifier of the same kind says they are different papers.
@@ -223,6 +263,7 @@ def changes_for(paper, record):
         value = getattr(record, field)
         if value and not getattr(paper, field):
             changes[field] = value
+    changes |= date_changes(paper, record)
     versions = merged_arxiv_versions(paper.arxiv_versions, record.arxiv_versions)
     if versions != merged_arxiv_versions(paper.arxiv_versions):
         changes["arxiv_versions"] = versions
@@ -236,6 +277,31 @@ def changes_for(paper, record):
     if record.in_research_index and not paper.in_research_index and paper.status == "draft":
         changes["in_research_index"] = True
     return changes
+
+
+# How much of a date each precision knows: a source's date replaces a paper's only when it
+# knows more, and agrees with what the paper's date already knows.
+KNOWN_PARTS = {"unknown": 0, "": 0, "year": 1, "month": 2, "day": 3}
+
+
+def date_changes(paper, record):
+    """The record's date where it is better than the paper's: none or a placeholder filled, a
+    year refined to its month or day; never a known date replaced by a vaguer or another one."""
+    if record.publication_date is None:
+        return {}
+    known = KNOWN_PARTS.get(paper.date_precision, 0) if paper.publication_date else 0
+    offered = KNOWN_PARTS[record.date_precision or "day"]
+    if offered <= known:
+        return {}
+    mine = paper.publication_date_parts[:known]
+    theirs = [record.publication_date.year, record.publication_date.month]
+    theirs.append(record.publication_date.day)
+    if mine != theirs[:known]:
+        return {}  # it contradicts what the editor knows: the editor's date stays
+    return {
+        "publication_date": record.publication_date,
+        "date_precision": record.date_precision or "day",
+    }
 
 
 def fuller_author_list(new, current):
@@ -277,6 +343,7 @@ def paper_step(record, papers, matched_by, publish=False, duplicates=(), cuts=No
         keep, *others = papers
         step = PaperStep("update", record, "", paper=keep, merge_from=others)
         step.changes = changes_for(keep, record)
+        step.before = values_before(keep, step.changes)
         step.new_identifiers = new_identifiers_for(keep, record, others)
         if others:
             step.action = "merge"
@@ -294,8 +361,17 @@ def paper_step(record, papers, matched_by, publish=False, duplicates=(), cuts=No
     written = cuts if step.action == "create" else {}
     if step.action in ("update", "merge"):
         written = {name: note for name, note in cuts.items() if name in step.changes}
-    step.cuts = list(written.values())
+    # What the parser left out is said whatever the action.
+    step.cuts = list(written.values()) + list(record.notes)
     return step
+
+
+def values_before(paper, changes):
+    """The paper's current value of each field the record changes."""
+    return {
+        field: paper.author_names if field == "authors" else getattr(paper, field)
+        for field in changes
+    }
 
 
 def plan_edges(steps):
@@ -370,7 +446,7 @@ def existing_edges(steps):
 
 
 def existing_record(paper):
-    from .records import PaperRecord
+    from citations.importers.records import PaperRecord
 
     return PaperRecord(where=f"paper {paper.slug}", source="site", title=paper.title)
 

@@ -21,6 +21,92 @@ class BadImportFile(ValueError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
+# What one record may hold: each parser refuses more before it builds anything from it, so no
+# record costs more than these to read (a version number in the billions grew a list until the
+# worker was killed; an abstract index with huge positions built a 2 GB string).
+MAX_TITLE_LENGTH = 2_000  # longer than the column (500): cut, and the dry run says so
+MAX_ABSTRACT_LENGTH = 100_000
+MAX_ABSTRACT_WORDS = 20_000
+MAX_TEXT_LENGTH = 5_000  # institution, venue, URL, an author's name
+MAX_AUTHORS = 2_000
+MAX_REFERENCES = 20_000
+MAX_ARXIV_VERSION = 999
+TEXT_LIMITS = {
+    "title": MAX_TITLE_LENGTH,
+    "abstract": MAX_ABSTRACT_LENGTH,
+    "institution": MAX_TEXT_LENGTH,
+    "venue": MAX_TEXT_LENGTH,
+    "url": MAX_TEXT_LENGTH,
+}
+# Unexpected shapes a parser meets in a malformed record (a number where text belongs, a list
+# where a mapping belongs, a value out of range): refused as the record's error, never a 500.
+MALFORMED = (TypeError, AttributeError, KeyError, IndexError, ValueError, OverflowError)
+
+
+def type_name(value):
+    return {dict: "an object", list: "a list", str: "text", bool: "true/false"}.get(
+        type(value), "a number" if isinstance(value, int | float) else type(value).__name__
+    )
+
+
+def check_text(value, field, where, limit=MAX_TEXT_LENGTH):
+    """`value` if it is text within `limit` characters with no NUL or lone surrogate."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise BadImportFile(f"{field} must be text, not {type_name(value)}", where)
+    if len(value) > limit:
+        raise BadImportFile(f"{field} is {len(value)} characters long (at most {limit})", where)
+    if "\x00" in value:
+        raise BadImportFile(f"{field} contains a NUL character", where)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadImportFile(
+            f"{field} contains a lone surrogate (not Unicode text)", where
+        ) from None
+    return value
+
+
+def check_year(value, field, where):
+    """A year from an int (or a string of digits where `digits_ok`), 1 to 9999."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 4:
+        value = int(value.strip())
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 9999:
+        shown = repr(value)[:20] + ("…" if len(repr(value)) > 20 else "")
+        raise BadImportFile(f"{field} is not a year from 1 to 9999 (got {shown})", where)
+    return value
+
+
+def arxiv_versions_upto(version, where):
+    """["v1", ..., "vN"] for an arXiv version number N, at most MAX_ARXIV_VERSION."""
+    digits = str(version)
+    if not digits.isdigit() or len(digits) > 3 or not 1 <= int(digits) <= MAX_ARXIV_VERSION:
+        raise BadImportFile(
+            f"arXiv version v{digits[:12]} is not between v1 and v{MAX_ARXIV_VERSION}", where
+        )
+    return [f"v{n}" for n in range(1, int(digits) + 1)]
+
+
+class malformed_record:  # noqa: N801 (a context manager read as a phrase)
+    """Turns a parser's TypeError and the like, met in one record, into that record's
+    BadImportFile."""
+
+    def __init__(self, where):
+        self.where = where
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if error is None or isinstance(error, BadImportFile) or not isinstance(error, MALFORMED):
+            return False
+        detail = " ".join(str(error).split())[:120]
+        raise BadImportFile(f"malformed record ({detail})", self.where) from None
+
+
 def normalise_identifier(scheme, value):
     """One stored form per scheme; a ValidationError for a malformed arXiv id or DOI."""
     value = (value or "").strip()
@@ -64,7 +150,10 @@ class PaperRecord:
     institution: str = ""
     abstract: str = ""
     publication_date: datetime.date | None = None
-    year: int | None = None  # kept when only the year (or month) is known; never turned into a date
+    year: int | None = None
+    # How much of `publication_date` the source gives ("day", "month", "year"; "" for no
+    # date): a year alone is stored as that year, not dropped and not made a day.
+    date_precision: str = ""
     identifiers: dict = dataclasses.field(default_factory=dict)  # scheme -> normalised value
     arxiv_versions: list = dataclasses.field(default_factory=list)
     url: str = ""
@@ -73,6 +162,8 @@ class PaperRecord:
     publication_type: str = ""
     categories: list = dataclasses.field(default_factory=list)
     references: list = dataclasses.field(default_factory=list)
+    # What the parser left out or could not read, in words, for the dry run's report.
+    notes: list = dataclasses.field(default_factory=list)
     # False for papers a file names only as the other end of an edge (held as citation records).
     in_research_index: bool = True
 
@@ -105,33 +196,76 @@ class PaperRecord:
             elif not mine and theirs:
                 setattr(self, field.name, theirs)
 
+    def set_date(self, parts):
+        """The date as far as the source gives it: [year], [year, month] or [year, month,
+        day] (numbers or digit strings), stored with its precision."""
+        try:
+            numbers = [int(part) for part in parts or []][:3]
+            date = datetime.date(*numbers, *[1] * (3 - len(numbers))) if numbers else None
+        except (TypeError, ValueError):
+            raise BadImportFile(f"not a date: {parts!r}", self.where) from None
+        if date is not None:
+            self.publication_date, self.year = date, numbers[0]
+            self.date_precision = DATE_PRECISIONS[len(numbers)]
+
     @property
     def arxiv_category(self):
         """The primary arXiv category (arXiv lists it first), for BibTeX's primaryClass."""
-        return self.categories[0] if self.source == "arxiv" and self.categories else ""
+        return self.categories[0] if self.source in ("arxiv", "bibtex") and self.categories else ""
 
     @property
     def title_key(self):
         return normalised_title(self.title)
 
     def require_title(self):
+        check_text(self.title, "title", self.where, MAX_TITLE_LENGTH)
         if not self.title.strip():
             raise BadImportFile("record has no title", self.where)
 
+    def check(self):
+        """Refuse a record whose fields are of the wrong type, too long or not text (NUL, lone
+        surrogates), naming the record and the field."""
+        for field, limit in TEXT_LIMITS.items():
+            check_text(getattr(self, field), field, self.where, limit)
+        if not isinstance(self.authors, list) or len(self.authors) > MAX_AUTHORS:
+            raise BadImportFile(f"authors: a list of at most {MAX_AUTHORS} names", self.where)
+        for name in self.authors:
+            check_text(name, "author", self.where)
+        for field in ("categories", "arxiv_versions"):
+            for value in getattr(self, field):
+                check_text(value, field, self.where)
+        for version in self.arxiv_versions:
+            if not re.fullmatch(r"v[1-9]\d{0,2}", version):
+                raise BadImportFile(f"arXiv version {version[:12]!r} is not v1 to v999", self.where)
+        if len(self.references) > MAX_REFERENCES:
+            raise BadImportFile(f"more than {MAX_REFERENCES} references", self.where)
+        for reference in self.references:
+            for context in reference.contexts:
+                check_text(context, "citation context", self.where, MAX_ABSTRACT_LENGTH)
+        for scheme, value in self.identifiers.items():
+            check_text(value, scheme, self.where)
+        check_year(self.year, "year", self.where)
 
-def parse_date(text, where=""):
-    """(date, year) from 'YYYY', 'YYYY-MM' or 'YYYY-MM-DD' (a datetime's date part too); the date
-    is None unless the day is known."""
+
+DATE_PRECISIONS = {1: "year", 2: "month", 3: "day"}
+
+
+def date_parts(text, where=""):
+    """[year], [year, month] or [year, month, day] from 'YYYY', 'YYYY-MM' or 'YYYY-MM-DD' (a
+    datetime's date part too); [] for no text."""
+    if text is not None and not isinstance(text, str):
+        raise BadImportFile(f"not a date: {type_name(text)}", where)
     text = (text or "").strip()
     if not text:
-        return None, None
-    match = re.match(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?", text)
+        return []
+    match = re.match(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?(?!\d)", text)
     if not match:
-        raise BadImportFile(f"not a date: {text!r}", where)
-    year, month, day = match.groups()
-    if day:
-        try:
-            return datetime.date(int(year), int(month), int(day)), int(year)
-        except ValueError:
-            raise BadImportFile(f"not a date: {text!r}", where) from None
-    return None, int(year)
+        raise BadImportFile(f"not a date: {text[:40]!r}", where)
+    return [int(part) for part in match.groups() if part]
+
+
+def year_only(value):
+    """[year] from a source's separate year (a number or digits); [] when it gives none."""
+    text = str(value or "").strip()
+    # A 5000-digit "year" is no year (and int() of it is slow): at most 4 digits.
+    return [int(text)] if text.isdigit() and len(text) <= 4 and int(text) > 0 else []

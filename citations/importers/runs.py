@@ -14,8 +14,8 @@ from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transac
 from django.utils import timezone
 from django.utils.functional import cached_property
 
-from . import BadImportFile, make_plan, parse
-from .bulk import bulk_import, is_big, is_openalex_jsonl
+from citations.importers import BadImportFile, make_plan, parse
+from citations.importers.bulk import bulk_import, is_big, is_openalex_jsonl
 
 # Files with more records than this are dry-run and applied by the background worker.
 BACKGROUND_FROM = getattr(settings, "IMPORT_BACKGROUND_FROM", 500)
@@ -29,7 +29,7 @@ MAX_UPLOAD_BYTES = getattr(settings, "IMPORT_MAX_UPLOAD_BYTES", 512 * 1024 * 102
 
 
 class ImportRun(models.Model):
-    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
+    shown_to_readers = False  # no public page shows it (publishing.signals.shown_to_readers)
 
     class State(models.TextChoices):
         CHECKING = "checking", "Dry run in progress"
@@ -113,7 +113,7 @@ class ImportRun(models.Model):
             run.store(source)
             if not run.dry_runs_on_worker:
                 return run, run.make_dry_run()
-        from .tasks import apply_import_run, dry_run_import_run
+        from citations.importers.tasks import apply_import_run, dry_run_import_run
 
         if apply:
             run.state = cls.State.QUEUED
@@ -218,7 +218,7 @@ class ImportRun(models.Model):
         if self.state != self.State.PREVIEWED:
             raise BadImportFile(f"this import is already {self.get_state_display().lower()}")
         if self.in_background:
-            from .tasks import apply_import_run
+            from citations.importers.tasks import apply_import_run
 
             self.state = self.State.QUEUED
             self.save(update_fields=["state"])
@@ -298,7 +298,7 @@ class ImportRun(models.Model):
 class ImportChunk(models.Model):
     """About CHUNK_CHARS characters of an import run's text, in order (`number` from 1)."""
 
-    shown_to_readers = False  # no public page shows it (rlscaling.caching.shown_to_readers)
+    shown_to_readers = False  # no public page shows it (publishing.signals.shown_to_readers)
 
     run = models.ForeignKey(ImportRun, on_delete=models.CASCADE, related_name="chunks")
     number = models.PositiveIntegerField()

@@ -4,8 +4,17 @@ paper objects or the items of the ``/citations`` and ``/references`` endpoints
 (``{"contexts", "intents", "isInfluential", "citingPaper" | "citedPaper"}``); the papers at the
 other end are imported too, as citation records (outside the research index)."""
 
-from .jsonfiles import json_documents
-from .records import BadImportFile, PaperRecord, Reference, parse_date
+from citations.importers.jsonfiles import json_documents
+from citations.importers.records import (
+    BadImportFile,
+    PaperRecord,
+    Reference,
+    check_text,
+    check_year,
+    date_parts,
+    malformed_record,
+    year_only,
+)
 
 # Semantic Scholar's citation intents, mapped to our role slugs; the most specific one wins
 # when an edge has several.
@@ -22,7 +31,8 @@ def parse(text):
             papers = document if isinstance(document, list) else [document]
         for number, paper in enumerate(papers, 1):
             item = where if len(papers) == 1 else f"{where}, paper {number}"
-            records.extend(records_from_paper(paper, item))
+            with malformed_record(item):
+                records.extend(records_from_paper(paper, item))
     return records
 
 
@@ -39,25 +49,28 @@ S2_TYPES = {"JournalArticle": "article", "Conference": "conference"}
 def paper_record(paper, where, in_research_index=True):
     if not isinstance(paper, dict) or not paper.get("paperId"):
         raise BadImportFile("not a Semantic Scholar paper (no paperId)", where)
-    where = f"{where} ({paper['paperId'][:12]})"
-    record = PaperRecord(where=where, source="s2", title=paper.get("title") or "")
-    record.require_title()
-    record.in_research_index = in_research_index
-    record.add_identifier("s2", paper["paperId"])
-    for key, scheme in EXTERNAL_IDS.items():
-        if value := (paper.get("externalIds") or {}).get(key):
-            record.add_identifier(scheme, str(value))
-    record.authors = [a.get("name") for a in paper.get("authors") or [] if a.get("name")]
-    record.abstract = paper.get("abstract") or ""
-    record.venue = paper.get("venue") or ""
-    types = paper.get("publicationTypes") or []
-    record.publication_type = next(
-        (S2_TYPES[t] for t in types if isinstance(t, str) and t in S2_TYPES), ""
-    )
-    record.publication_date, record.year = parse_date(paper.get("publicationDate"), where)
-    if record.year is None and paper.get("year"):
-        record.year = int(paper["year"])
-    return record
+    where = f"{where} ({str(paper['paperId'])[:12]})"
+    with malformed_record(where):
+        record = PaperRecord(
+            where=where, source="s2", title=check_text(paper.get("title"), "title", where)
+        )
+        record.require_title()
+        record.in_research_index = in_research_index
+        record.add_identifier("s2", paper["paperId"])
+        for key, scheme in EXTERNAL_IDS.items():
+            if value := (paper.get("externalIds") or {}).get(key):
+                record.add_identifier(scheme, str(value))
+        record.authors = [a.get("name") for a in paper.get("authors") or [] if a.get("name")]
+        record.abstract = paper.get("abstract") or ""
+        record.venue = paper.get("venue") or ""
+        types = paper.get("publicationTypes") or []
+        record.publication_type = next(
+            (S2_TYPES[t] for t in types if isinstance(t, str) and t in S2_TYPES), ""
+        )
+        year = check_year(paper.get("year"), "year", where)
+        # A paper S2 dates only by its year keeps that year.
+        record.set_date(date_parts(paper.get("publicationDate"), where) or year_only(year))
+        return record
 
 
 def records_from_paper(paper, where):

@@ -7,7 +7,7 @@ from django_tasks import task
 @task()
 def dry_run_import_run(run_id):
     """The dry run of a large file: its report and counts end up on the run."""
-    from .runs import ImportRun
+    from citations.importers.runs import ImportRun
 
     run = ImportRun.objects.get(pk=run_id)
     run.make_dry_run_on_worker()
@@ -16,7 +16,7 @@ def dry_run_import_run(run_id):
 
 @task()
 def apply_import_run(run_id):
-    from .runs import ImportRun
+    from citations.importers.runs import ImportRun
 
     run = ImportRun.objects.get(pk=run_id)
     run.run()

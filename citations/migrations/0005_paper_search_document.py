@@ -1,4 +1,4 @@
-# A stored full-text document per paper (issue 15): at 100k papers the search computed
+# A stored full-text document per paper: at 100k papers the search computed
 # to_tsvector() over every row for each request (and again for the count). On PostgreSQL a
 # trigger keeps `search_document` up to date on every write path (save(), update(), COPY in
 # generate_corpus, importers) and a GIN index serves `@@`; authors are folded in by a

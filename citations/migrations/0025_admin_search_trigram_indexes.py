@@ -1,9 +1,10 @@
 # Trigram GIN indexes on the columns the admin searches for substrings (PaperAdmin's
 # search_fields, the citing sentence of CitationAdmin's search), so `column ILIKE '%text%'`
-# (rlscaling/publishing/admin_search.py) reads the index instead of every row: at 100k papers
+# (publishing/admin_search.py) reads the index instead of every row: at 100k papers
 # and 1M citations a search read them all (1.9 s and 2.2 s). Paper titles already have one
-# (search migration 0001). PostgreSQL only; nothing happens on other databases.
+# (0032). PostgreSQL only; nothing happens on other databases.
 
+from django.contrib.postgres.operations import TrigramExtension
 from django.db import migrations
 
 INDEXES = {
@@ -35,7 +36,6 @@ def drop(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("citations", "0024_paper_list_indexes"),
-        ("search", "0001_trigram"),  # the pg_trgm extension
     ]
 
-    operations = [migrations.RunPython(create, drop, elidable=False)]
+    operations = [TrigramExtension(), migrations.RunPython(create, drop, elidable=False)]

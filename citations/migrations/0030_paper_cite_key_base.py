@@ -3,12 +3,6 @@
 from django.db import migrations, models
 
 
-def store_every_base_key(apps, schema_editor):
-    from citations.cite_keys import refresh_cite_keys
-
-    refresh_cite_keys(apps=apps)
-
-
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -32,7 +26,6 @@ class Migration(migrations.Migration):
             model_name='paper',
             index=models.Index(fields=['cite_key_base', 'id'], name='paper_cite_key_base'),
         ),
-        # After the index: rows updated before it would leave HOT chains the new index
-        # cannot serve, and PostgreSQL would not use it while an older transaction runs.
-        migrations.RunPython(store_every_base_key, migrations.RunPython.noop),
+        # The base keys were filled here once; the stable keys replaced them (0033 fills the
+        # bases of any paper still without one before reading them, then 0034 drops them).
     ]

@@ -1,14 +1,16 @@
 from django.core.management.base import BaseCommand
 
-from citations.models import recount_citations, recount_paper_facets, refresh_cite_keys
+from citations.cite_keys import assign_cite_keys
+from citations.models import recount_citations, recount_paper_facets
 
 
 class Command(BaseCommand):
     help = (
         "Recount every paper's stored citing counts (citations/counts.py) and the stored "
-        "counts of papers by year, tag and layer (citations/facet_counts.py), and store every "
-        "paper's base cite key (citations/cite_keys.py): after SQL "
-        "written outside the ORM, or once a scheduled publication has gone live."
+        "counts of papers by year, tag and layer (citations/facet_counts.py), and assign a cite "
+        "key to any paper without one (citations/cite_keys.py; keys once assigned never "
+        "change): after SQL written outside the ORM, or once a scheduled publication has gone "
+        "live."
     )
 
     def handle(self, *args, **options):
@@ -16,4 +18,4 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Counted {recount_paper_facets():,} published papers by year, tag and layer."
         )
-        self.stdout.write(f"Stored {refresh_cite_keys():,} changed base cite keys.")
+        self.stdout.write(f"Assigned {len(assign_cite_keys()):,} missing cite keys.")

@@ -3,8 +3,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import connection, models
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import IntegrityError, connection, models, transaction
 from django.db.models import (
     Count,
     Exists,
@@ -20,19 +20,34 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.functional import cached_property
+from django.utils.text import slugify
 from simple_history.models import HistoricalRecords
 from taggit.models import ItemBase
 
-from rlscaling.publishing import Publishable, PublishableQuerySet, published_q
-from rlscaling.tag_matching import MatchingTaggableManager
-
-from .identifiers import (
+from bottlenecks.models import Layer
+from citations.cite_keys import RETRIES, free_keys, paper_base_key
+from citations.counts import CitingTimelineCount, counted_fields, recount_citations
+from citations.dates import (
+    DatePrecision,
+    date_display,
+    date_iso,
+    date_parts,
+    known_date,
+    known_date_q,
+    known_year,
+)
+from citations.facet_counts import recount_paper_facets
+from citations.identifiers import (
     ArxivIdField,
     DoiField,
     arxiv_id_from_doi,
     arxiv_versions_named,
     merged_arxiv_versions,
 )
+from publishing.admin_search import contains_text, search_words
+from publishing.models import Publishable, PublishableQuerySet, published_q
+from tags.counts import recounting_tags, tag_list
+from tags.matching import MatchingTaggableManager
 
 IDENTIFIER_FIELDS = ("arxiv_id", "doi")
 
@@ -87,14 +102,104 @@ def citation_vocabularies():
     return roles, polarities
 
 
+AUTHOR_SLUG_LENGTH = 220
+ORCID_PATTERN = r"\A\d{4}-\d{4}-\d{4}-\d{3}[\dX]\Z"
+
+
+def author_slug_base(name):
+    """The ASCII slug an author's name gives before any suffix ("José Müller": "jose-muller";
+    a name with no Latin letters or digits: "author")."""
+    return slugify(name)[: AUTHOR_SLUG_LENGTH - 8].strip("-") or "author"
+
+
+def free_author_slugs(names):
+    """The slugs new authors with these names (in creation order) get: each name's base when
+    no author holds it, else the base with the first free suffix (-2, -3, ...), none given
+    twice in the list. For every writer of authors that skips Author.save() (the bulk
+    importer's and the corpus generator's COPY): one query per round of candidates."""
+    bases = [author_slug_base(name) for name in names]
+    result = [None] * len(bases)
+    needed = {}
+    for index, base in enumerate(bases):
+        needed.setdefault(base, []).append(index)
+    next_suffix = dict.fromkeys(needed, 1)
+    given = set()
+    while needed:
+        candidates = {}
+        for base, indices in needed.items():
+            start = next_suffix[base]
+            next_suffix[base] = start + len(indices)
+            candidates[base] = [
+                base if n == 1 else f"{base}-{n}" for n in range(start, start + len(indices))
+            ]
+        wanted = [slug for slugs in candidates.values() for slug in slugs]
+        taken = set()
+        for start in range(0, len(wanted), 5000):
+            chunk = wanted[start : start + 5000]
+            taken |= set(Author.objects.filter(slug__in=chunk).values_list("slug", flat=True))
+        waiting = {}
+        for base, slugs in candidates.items():
+            free = [slug for slug in slugs if slug not in taken and slug not in given]
+            indices = needed[base]
+            # Fewer free slugs than names: the rest wait for the next round.
+            for index, slug in zip(indices, free, strict=False):
+                result[index] = slug
+                given.add(slug)
+            if len(free) < len(indices):
+                waiting[base] = indices[len(free) :]
+        needed = waiting
+    return result
+
+
 class Author(models.Model):
     name = models.CharField(max_length=200, unique=True)
+    # The author page's address (/authors/<slug>/): ASCII from the name, a suffix when taken;
+    # assigned on the first save (bulk writers: free_author_slugs()) and kept when the name
+    # is corrected, so links stay.
+    slug = models.SlugField(max_length=AUTHOR_SLUG_LENGTH, unique=True, blank=True)
+    orcid = models.CharField(
+        "ORCID iD",
+        max_length=19,
+        blank=True,
+        default="",
+        db_default="",
+        validators=[RegexValidator(ORCID_PATTERN, "An ORCID iD looks like 0000-0002-1825-0097.")],
+        help_text="e.g. 0000-0002-1825-0097, without https://orcid.org/.",
+    )
 
     class Meta:
         ordering = ["name"]
 
     def __str__(self):
         return self.name
+
+    def save(self, *args, **kwargs):
+        """Gives a new author (or one saved without a slug) the first free slug of its name;
+        should another writer take it first, the unique constraint refuses this save and the
+        next free slug is tried."""
+        if self.slug:
+            super().save(*args, **kwargs)
+            return
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "slug"}
+        for attempt in range(RETRIES):
+            (self.slug,) = free_author_slugs([self.name])
+            try:
+                with transaction.atomic(using=kwargs.get("using")):
+                    super().save(*args, **kwargs)
+                return
+            except IntegrityError:
+                taken = Author._base_manager.filter(slug=self.slug).exclude(pk=self.pk)
+                if attempt == RETRIES - 1 or not taken.exists():
+                    self.slug = ""
+                    raise
+
+    def get_absolute_url(self):
+        return reverse("discovery:author-detail", kwargs={"slug": self.slug})
+
+    @property
+    def orcid_url(self):
+        return f"https://orcid.org/{self.orcid}" if self.orcid else ""
 
 
 # Newest publication first, undated papers last on every database (PostgreSQL puts NULLs first
@@ -130,13 +235,6 @@ class PublicationType(models.TextChoices):
     OTHER = "other", "Other (blog post, release note, ...)"
 
 
-class DatePrecision(models.TextChoices):
-    DAY = "day", "Day"
-    MONTH = "month", "Month"
-    YEAR = "year", "Year"
-    UNKNOWN = "unknown", "Unknown: the date only keeps the editor's order"
-
-
 def authorships_with_authors():
     """The prefetch of a paper's authorships, each with its author, into the list
     `authorship_list` (with `to_attr`, Django builds no queryset per paper to hold them: a list
@@ -147,6 +245,18 @@ def authorships_with_authors():
         queryset=Authorship.objects.select_related("author"),
         to_attr="authorship_list",
     )
+
+
+def list_foot_prefetches():
+    """What a paper's list item shows in its foot (citations/includes/paper_item.html with
+    `show_foot`): the tags and the published research notes, into the lists `tag_list` and
+    `published_notes` (with `to_attr`, Django builds no queryset per paper to hold them)."""
+    # Notes sit above citations and add the relation: its model is read from it, not imported.
+    notes = Paper._meta.get_field("notes").related_model
+    return [
+        tag_list(),
+        Prefetch("notes", queryset=notes.objects.published(), to_attr="published_notes"),
+    ]
 
 
 def with_authors_where_shown(items):
@@ -168,9 +278,11 @@ class PaperQuerySet(PublishableQuerySet):
     def published_in(self, year):
         """Papers whose publication year is a fact and is `year` (an unknown date's placeholder
         only orders the lists)."""
-        return self.filter(publication_date__year=year).exclude(
-            date_precision=DatePrecision.UNKNOWN
-        )
+        return self.with_known_date().filter(publication_date__year=year)
+
+    def with_known_date(self):
+        """Papers whose publication date is a fact, to a day, a month or a year."""
+        return self.filter(known_date_q())
 
     def newest_first(self):
         return self.order_by(*NEWEST_FIRST)
@@ -196,9 +308,7 @@ class PaperQuerySet(PublishableQuerySet):
 
     def _recounting(self, change):
         """A bulk publication change moves the stored counts of the papers these cite, of
-        their tags (rlscaling/tags.py) and of their years, tags and layers (facet_counts.py)."""
-        from rlscaling.tags import recounting_tags
-
+        their tags (tags/counts.py) and of their years, tags and layers (facet_counts.py)."""
         papers = set(self.values_list("pk", flat=True))  # before the change moves them
         changed = recounting_tags(self, lambda: self._recounting_citations(change))
         recount_paper_facets(papers)
@@ -229,12 +339,14 @@ class PaperQuerySet(PublishableQuerySet):
 
     def for_listing(self):
         """Authors, tags and published layers prefetched: what the API shows of each paper in a
-        list (pages show cards: card_prefetches())."""
-        from bottlenecks.models import Layer
-
+        list (pages prefetch what their list items show: `with_list_foot()`)."""
         return self.with_authors().prefetch_related(
             "tags", Prefetch("layers", queryset=Layer.objects.published())
         )
+
+    def with_list_foot(self):
+        """What the list items' feet show, prefetched (`list_foot_prefetches()`)."""
+        return self.prefetch_related(*list_foot_prefetches())
 
     def search(self, text):
         """Papers matching `text`: full-text search ranked by relevance on PostgreSQL
@@ -278,7 +390,7 @@ class Paper(Publishable):
     date_precision = models.CharField(
         "date known to the",
         max_length=10,
-        choices=DatePrecision.choices,
+        choices=DatePrecision,
         default=DatePrecision.DAY,
         db_default=DatePrecision.DAY,
         help_text="How much of the publication date is a fact. “Unknown” shows no date anywhere "
@@ -317,7 +429,7 @@ class Paper(Publishable):
     # paths (generate_corpus's COPY) write rows without naming them.
     publication_type = models.CharField(
         max_length=20,
-        choices=PublicationType.choices,
+        choices=PublicationType,
         blank=True,
         default="",
         db_default="",
@@ -354,14 +466,28 @@ class Paper(Publishable):
     # abstract (C), written by a database trigger on every insert and update (0005, 0009),
     # so bulk paths need no code. Empty on SQLite. Reusable by a site-wide search.
     search_document = SearchVectorField(null=True, editable=False)
-    # <first author's last name><year><first long title word>, e.g. khatri2025scaling: the
-    # exports' cite key before its suffix, stored so that the papers sharing a list's keys are
-    # one indexed read (citations/cite_keys.py). Kept by save(), the authorship signals and
-    # the bulk paths.
-    cite_key_base = models.CharField(max_length=1000, blank=True, editable=False)
+    # How every export names the paper (citations/cite_keys.py): assigned once, on the first
+    # save without one, and never recomputed, since people cite it from their .bib files.
+    cite_key = models.CharField(
+        "cite key",
+        max_length=1000,
+        blank=True,
+        default="",
+        db_default="",
+        validators=[
+            RegexValidator(
+                r"\A[A-Za-z0-9_:./+-]+\Z",
+                "Letters, digits and _ : . / + - only: the characters a BibTeX key may hold "
+                "in every tool.",
+            )
+        ],
+        help_text="How the exports (BibTeX, RIS, CSL-JSON) name the paper. Assigned once when "
+        "the paper is created; people cite it from their .bib files, so change it only to "
+        "correct it. Left empty, the paper keeps the key it has.",
+    )
 
     objects = PaperQuerySet.as_manager()
-    # Recorded with each history entry and restored on revert (rlscaling/publishing/history.py).
+    # Recorded with each history entry and restored on revert (publishing/history.py).
     history_children = ("authorships",)
 
     class Meta(Publishable.Meta):
@@ -371,12 +497,20 @@ class Paper(Publishable):
                 fields=["arxiv_id"], condition=~Q(arxiv_id=""), name="unique_paper_arxiv_id"
             ),
             models.UniqueConstraint(fields=["doi"], condition=~Q(doi=""), name="unique_paper_doi"),
+            # Also what a new key is checked against (citations/cite_keys.py).
+            models.UniqueConstraint(
+                fields=["cite_key"],
+                condition=~Q(cite_key=""),
+                name="unique_paper_cite_key",
+                violation_error_message="Another paper has this cite key: each key names one "
+                "paper.",
+            ),
         ]
         indexes = [
             # Newest first without a sort on SQLite, where undated papers sort last anyway.
             # PostgreSQL's NULLS LAST indexes are created by migrations 0002, 0003 and 0005.
             models.Index(fields=["-publication_date", "-id"], name="paper_newest"),
-            # The papers sitemap's newest change: an index walk (rlscaling/sitemaps.py).
+            # The papers sitemap's newest change: an index walk (web/sitemaps.py).
             models.Index(fields=["-updated_at"], name="paper_updated"),
             # The dashboard's and the list's "no arXiv id, DOI or URL": a count of a short index.
             models.Index(
@@ -395,9 +529,6 @@ class Paper(Publishable):
             models.Index(
                 fields=["-updated_at", "-id"], condition=PUBLISHED, name="paper_published_updated"
             ),
-            # The papers sharing a list's base cite keys, oldest first (citations/cite_keys.py):
-            # an index-only scan.
-            models.Index(fields=["cite_key_base", "id"], name="paper_cite_key_base"),
             # COUNT of the published papers (/papers/' page count): an index-only scan.
             models.Index(
                 fields=["published_at"],
@@ -415,60 +546,50 @@ class Paper(Publishable):
         paper = super().from_db(db, field_names, values)
         # Compared on save (citations/counts.py): did the publication or the date change?
         paper._loaded_counted = counted_fields(paper)
-        paper._loaded_cite_key_fields = paper._cite_key_fields()
         return paper
 
-    def _cite_key_fields(self):
-        from .cite_keys import CITE_KEY_FIELDS
-
-        return tuple(self.__dict__.get(name) for name in CITE_KEY_FIELDS)
+    # The first author a writer is about to add to a new paper (the admin's author rows, an
+    # import's author list): the key is assigned on the first save, before the authors exist.
+    cite_key_author = None
 
     def save(self, *args, **kwargs):
-        """Stores the base cite key when its fields changed (a new paper: no authors yet; an
-        existing one: its first author read). Authors' changes: citations/cite_keys.py."""
-        from .cite_keys import CITE_KEY_FIELDS, base_key
-
-        update_fields = kwargs.get("update_fields")
-        fields = self._cite_key_fields()
-        named = update_fields is None or not set(update_fields).isdisjoint(CITE_KEY_FIELDS)
-        loaded = getattr(self, "_loaded_cite_key_fields", None)
-        if named and fields != loaded:
-            first_author = None
-            if self.pk is not None:
-                rows = Authorship.objects.filter(paper_id=self.pk).order_by("position", "id")
-                first_author = rows.values_list("author__name", flat=True).first()
-            self.cite_key_base = base_key(
-                first_author,
-                self.byline,
-                self.institution,
-                # A date may still be the string it was given as ("2026-01-01"), as Django allows.
-                self._meta.get_field("publication_date").to_python(self.publication_date),
-                self.date_precision,
-                self.title,
-            )
-            if update_fields is not None:
-                kwargs["update_fields"] = {*update_fields, "cite_key_base"}
-        super().save(*args, **kwargs)
-        self._loaded_cite_key_fields = fields
+        """Assigns the cite key of a paper that has none (citations/cite_keys.py): its base
+        key with the first free suffix, from its fields and first author (`cite_key_author`
+        for a new paper, else the one stored). Should another writer take that key first, the
+        unique constraint refuses this one and the next free key is tried."""
+        if self.cite_key:
+            super().save(*args, **kwargs)
+            return
+        if kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = {*kwargs["update_fields"], "cite_key"}
+        if self.pk is not None:
+            # Left empty (a form, a version from before keys were stored): the key it has.
+            rows = type(self)._base_manager.filter(pk=self.pk).exclude(cite_key="")
+            self.cite_key = rows.values_list("cite_key", flat=True).first() or ""
+            if self.cite_key:
+                super().save(*args, **kwargs)
+                return
+        first_author = self.cite_key_author
+        if first_author is None and self.pk is not None:
+            rows = Authorship.objects.filter(paper_id=self.pk).order_by("position", "id")
+            first_author = rows.values_list("author__name", flat=True).first()
+        base = paper_base_key(self, first_author)
+        version = self.version
+        for attempt in range(RETRIES):
+            (self.cite_key,) = free_keys([base])
+            try:
+                with transaction.atomic(using=kwargs.get("using")):
+                    super().save(*args, **kwargs)
+                return
+            except IntegrityError:
+                taken = type(self)._base_manager.filter(cite_key=self.cite_key)
+                self.version = version  # Publishable.save() counted this try
+                if attempt == RETRIES - 1 or not taken.exclude(pk=self.pk).exists():
+                    self.cite_key = ""
+                    raise
 
     def get_absolute_url(self):
         return self.url_for_slug(self.slug)
-
-    @staticmethod
-    def card_prefetches(show_foot=False, **options):
-        """What a paper card (citations/includes/paper_item.html) shows beyond the paper's row.
-        With its foot: the tags and the published research notes, into the lists `tag_list`
-        and `published_notes` (with `to_attr`, Django builds no queryset per paper to hold
-        them)."""
-        if not show_foot:
-            return []
-        from notes.models import ResearchNote
-        from rlscaling.tags import tag_list
-
-        return [
-            tag_list(),
-            Prefetch("notes", queryset=ResearchNote.objects.published(), to_attr="published_notes"),
-        ]
 
     @staticmethod
     def url_for_slug(slug):
@@ -476,41 +597,39 @@ class Paper(Publishable):
 
     @cached_property
     def tag_list(self):
-        """The paper's tags, as a list (card_prefetches() loads it)."""
+        """The paper's tags, as a list (`with_list_foot()` loads it)."""
         return list(self.tags.all())
 
     @cached_property
     def published_notes(self):
-        """The published research notes on the paper (card_prefetches() loads them)."""
+        """The published research notes on the paper (`with_list_foot()` loads them)."""
         return list(self.notes.published())
 
     @property
     def known_publication_date(self):
-        """The publication date where it is a fact, else None: what every output shows."""
-        if self.date_precision == DatePrecision.UNKNOWN:
-            return None
-        return self.publication_date
+        """The publication date where it is a fact, else None: what every output shows
+        (citations/dates.py holds the rule)."""
+        return known_date(self.publication_date, self.date_precision)
+
+    @property
+    def known_publication_year(self):
+        """The publication year where it is a fact, else None."""
+        return known_year(self.publication_date, self.date_precision)
 
     @property
     def publication_date_parts(self):
         """[year, month, day] cut to what is known (CSL's date-parts); [] when unknown."""
-        date = self.known_publication_date
-        if date is None:
-            return []
-        parts = [date.year, date.month, date.day]
-        return parts[: {DatePrecision.YEAR: 1, DatePrecision.MONTH: 2}.get(self.date_precision, 3)]
+        return date_parts(self.publication_date, self.date_precision)
 
     @property
     def publication_date_iso(self):
         """The known part of the date in ISO 8601: 2025-03-18, 2025-03 or 2025; '' if unknown."""
-        return "-".join(f"{part:02d}" for part in self.publication_date_parts)
+        return date_iso(self.publication_date, self.date_precision)
 
     @property
     def publication_date_display(self):
-        """The known part of the date for readers: 18 Mar 2025, Mar 2025 or 2025."""
-        parts = self.publication_date_parts
-        formats = {1: "Y", 2: "M Y", 3: "M j, Y"}
-        return date_format(self.publication_date, formats[len(parts)]) if parts else ""
+        """The known part of the date for readers: Mar 18, 2025, Mar 2025 or 2025."""
+        return date_display(self.publication_date, self.date_precision)
 
     publishing_rule_fields = {"arxiv_id": ("arxiv_id", "doi", "url")}
 
@@ -567,7 +686,10 @@ class Paper(Publishable):
         arxiv_from_doi = named and not self.arxiv_id
         if arxiv_from_doi:
             self.arxiv_id = named
-        from .identity import Scheme, identifier_q  # also the identifiers merged papers left
+        from citations.identity import (  # also the identifiers merged papers left
+            Scheme,
+            identifier_q,
+        )
 
         others = Paper.objects.exclude(pk=self.pk) if self.pk else Paper.objects.all()
         taken = {}
@@ -668,33 +790,20 @@ class Paper(Publishable):
         edges = self.public_citations_received().with_role_and_polarity(role, polarity)
         return Paper.objects.published().filter(pk__in=edges.values("citing_paper"))
 
-    def citation_summary(self):
-        """The hub's figures, added up from its stored citing timeline (`citing_groups`), once
-        per content generation: every explorer page and the API hub call show them."""
-        from rlscaling.caching import cached_by_generation
+    def citation_summary(self, groups=None):
+        """The hub's figures, added up from its stored citing timeline (`citing_groups()`, a
+        few hundred rows on any hub): every explorer page and the API hub call show them.
+        `groups`: those rows, when the caller read them already (the hub page reads them once
+        for the summary and the timeline)."""
+        return self._count_citation_summary(groups)
 
-        return cached_by_generation(self._summary_key, self._count_citation_summary)
-
-    @property
-    def _summary_key(self):
-        # v2: summaries cached by an older release lack the role x polarity pairs.
-        return f"citation-summary:v2:{self.pk}"
-
-    def citing_timeline(self):
+    def citing_timeline(self, groups=None):
         """How the citing changes over time: the public citing papers per quarter by role and
         by polarity, the year-only and undated ones apart (citations/timeline.py), from the
-        stored groups, once per content generation; the same groups count the summary, so a
-        hub page that asks for the timeline first reads them once."""
-        from rlscaling.caching import cached_by_generation
+        stored groups (`groups`, when the caller read them already)."""
+        from citations.timeline import CitingTimeline
 
-        from .timeline import CitingTimeline
-
-        def count():
-            groups = self.citing_groups()
-            cached_by_generation(self._summary_key, lambda: self._count_citation_summary(groups))
-            return CitingTimeline(groups)
-
-        return cached_by_generation(f"citing-timeline:v2:{self.pk}", count)
+        return CitingTimeline(self.citing_groups() if groups is None else groups)
 
     def citing_groups(self):
         """The rows of `Citation.objects.public_into(self).by_quarter()`, as stored by the last
@@ -907,8 +1016,6 @@ class CitationQuerySet(PublishableQuerySet):
         word in no title). A word in many titles is matched on the joined papers as the
         edges are walked newest first: its edges are common, the first page is found at once
         (a subquery would first gather its thousands of papers)."""
-        from rlscaling.publishing.admin_search import contains_text, search_words
-
         edges = self
         for word in search_words(text or ""):
             titled = Paper.objects.filter(contains_text("title", word)).order_by()
@@ -1011,32 +1118,43 @@ class CitationQuerySet(PublishableQuerySet):
 
 
 class CitationSource(models.TextChoices):
-    """Who classified an edge (its role and polarity), and how."""
+    """Who classified an edge (its role and polarity), and how. An edge nobody classified has
+    none (""): it is counted under no classifier. An index's edge keeps the index's name
+    (the edge came from it), and counts as its classification only once it has a role or a
+    polarity (`provenance_q`)."""
 
+    NONE = "", "Not classified"
     EDITOR = "editor", "Editor"
     READER_SUGGESTION = "reader_suggestion", "Editor, on reader suggestion"
     AUTHOR = "author", "Author"
     SEMANTIC_SCHOLAR = "semantic_scholar", "Imported from Semantic Scholar"
     OPENALEX = "openalex", "Imported from OpenAlex"
+    PITH = "pith", "Classified by Pith"
 
     @classmethod
     def imported(cls):
-        return [cls.SEMANTIC_SCHOLAR, cls.OPENALEX]
+        return [cls.SEMANTIC_SCHOLAR, cls.OPENALEX, cls.PITH]
 
     @classmethod
     def by_editors(cls):
         return [cls.EDITOR, cls.READER_SUGGESTION]
 
 
-# The explorer's and the API's `provenance` filter: each source, and "imported" (any index).
-PROVENANCE_CHOICES = [*CitationSource.choices, ("imported", "Imported (any source)")]
+# The explorer's and the API's `provenance` filter: each classifier, and "imported" (any index).
+PROVENANCE_CHOICES = [
+    *[(value, label) for value, label in CitationSource.choices if value],
+    ("imported", "Imported (any source)"),
+]
+# An edge with a role or a polarity: only such an edge has a classifier to count.
+CLASSIFIED = Q(role__isnull=False) | Q(polarity__isnull=False)
 
 
 def provenance_q(value):
-    """Edges with this provenance (a CitationSource value or "imported")."""
+    """Edges classified with this provenance (a CitationSource value or "imported"): an
+    unclassified edge was classified by nobody, whatever its stored source."""
     if value == "imported":
-        return Q(source__in=CitationSource.imported())
-    return Q(source=value)
+        return Q(source__in=CitationSource.imported()) & CLASSIFIED
+    return Q(source=value) & CLASSIFIED
 
 
 # A hub's representative citing papers are a short editor-chosen list, not a second explorer.
@@ -1090,10 +1208,11 @@ class Citation(Publishable):
     source = models.CharField(
         "provenance",
         max_length=20,
-        choices=CitationSource.choices,
-        default=CitationSource.EDITOR,
-        help_text="Who classified it. Changing the role or polarity records “Editor” unless "
-        "you choose another provenance here.",
+        choices=CitationSource,
+        default=CitationSource.NONE,
+        blank=True,
+        help_text="Who classified it (none while it has no role or polarity). Changing the role "
+        "or polarity records “Editor” unless you choose another provenance here.",
     )
     classified_at = models.DateTimeField(null=True, blank=True)
     classified_by = models.ForeignKey(
@@ -1266,7 +1385,7 @@ class Citation(Publishable):
         records who did and when: an editor, unless the caller chose another provenance
         (`classify()`, or a new `source`: an importer, "author"), and which user."""
         role, polarity, source, classified_at = self._classification()
-        loaded = getattr(self, "_loaded_classification", (None, None, CitationSource.EDITOR, None))
+        loaded = getattr(self, "_loaded_classification", (None, None, CitationSource.NONE, None))
         provenance = getattr(self, "_provenance", None)
         if provenance is None and (role, polarity) == loaded[:2]:
             return
@@ -1276,15 +1395,25 @@ class Citation(Publishable):
             del self._provenance
         elif source == loaded[2]:
             self.source = CitationSource.EDITOR  # whoever classified it before, an editor did now
+        if role is None and polarity is None and self.source not in CitationSource.imported():
+            self.unclassified()
+            return
         if self.source in CitationSource.by_editors():
             confidence = None  # an editor's reading, not a scored guess
         self.confidence = confidence
-        if classified_at == loaded[3]:
+        # Classified here and now; an index's classification keeps the time its importer
+        # gives (none when the index gives none: not the time the demo or a shell loaded it).
+        if classified_at == loaded[3] and self.source not in CitationSource.imported():
             self.classified_at = timezone.now()
         if self.source in CitationSource.imported():
             self.classified_by = None
         else:
             self.classified_by = user or self._acting_user()
+
+    def unclassified(self):
+        """No role and no polarity: nobody classified it, so no classifier, time or user."""
+        self.source, self.confidence = CitationSource.NONE, None
+        self.classified_at = self.classified_by = None
 
     def _acting_user(self):
         """The user saving this edge: the admin's `_history_user`, else the request's (the
@@ -1295,19 +1424,14 @@ class Citation(Publishable):
             user = getattr(request, "user", None)
         return user if user is not None and user.is_authenticated else None
 
-    @staticmethod
-    def card_prefetches(side="citing", **options):
-        """What an edge card (citations/includes/edge_card.html) shows beyond the edge's row:
-        the paper on its far side, the role and the polarity (a list that joined them, as
-        `citing_citations()` does, loads nothing more)."""
-        return [f"{side}_paper", "role", "polarity"]
-
     @property
     def provenance_label(self):
         """The quiet marker under a citing row: "classified by an editor on 3 Sep 2026"."""
         when = ""
         if self.classified_at:
             when = f" on {date_format(timezone.localtime(self.classified_at), 'j M Y')}"
+        if self.source == CitationSource.NONE:
+            return ""
         if self.source == CitationSource.EDITOR:
             if self.role_id is None and self.polarity_id is None:
                 return ""
@@ -1318,27 +1442,3 @@ class Citation(Publishable):
             return f"classified by the citing paper’s authors{when}"
         label = self.get_source_display()
         return label[0].lower() + label[1:]
-
-
-# Identifiers, old slugs and pending edges beside the paper's own fields (citations/identity.py).
-from .cite_keys import refresh_cite_keys  # noqa: E402, F401
-from .corrections import CorrectionSuggestion  # noqa: E402, F401
-from .counts import (  # noqa: E402, F401
-    CitationCount,
-    CitingTimelineCount,
-    counted_fields,
-    recount_citations,
-)
-from .duplicates import DuplicateScan, PossibleDuplicatePair  # noqa: E402, F401
-from .facet_counts import (  # noqa: E402, F401
-    PaperFacetCount,
-    PaperFacetMembership,
-    recount_paper_facets,
-)
-from .identity import (  # noqa: E402, F401
-    PaperIdentifier,
-    PaperMerge,
-    PaperSlugAlias,
-    PendingCitation,
-)
-from .importers.runs import ImportChunk, ImportRun  # noqa: E402, F401

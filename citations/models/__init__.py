@@ -1,0 +1,82 @@
+"""The citations app's models: papers, authors, citation edges and their vocabularies
+(papers.py), and the tables beside them, each kept with the code that writes it."""
+
+from citations.models.papers import (
+    NEWEST_FIRST,
+    PROVENANCE_CHOICES,
+    REPRESENTATIVE_LIMIT,
+    Author,
+    Authorship,
+    Citation,
+    CitationPolarity,
+    CitationQuerySet,
+    CitationRole,
+    CitationSource,
+    CitationSummary,
+    DatePrecision,
+    Paper,
+    PaperQuerySet,
+    TaggedPaper,
+    authorships_with_authors,
+    citation_vocabularies,
+    list_foot_prefetches,
+    provenance_q,
+    representative_limit_message,
+    with_authors_where_shown,
+)
+
+# Tables written by their own modules, which import the models above: so they come after.
+from citations.corrections import CorrectionSuggestion  # isort: skip
+from citations.counts import CitationCount, CitingTimelineCount, recount_citations  # isort: skip
+from citations.duplicates import DuplicateScan, PossibleDuplicatePair  # isort: skip
+from citations.facet_counts import (  # isort: skip
+    PaperFacetCount,
+    PaperFacetMembership,
+    recount_paper_facets,
+)
+from citations.identity import (  # isort: skip
+    PaperIdentifier,
+    PaperMerge,
+    PaperSlugAlias,
+    PendingCitation,
+)
+from citations.importers.runs import ImportChunk, ImportRun  # isort: skip
+
+__all__ = [
+    "NEWEST_FIRST",
+    "PROVENANCE_CHOICES",
+    "REPRESENTATIVE_LIMIT",
+    "Author",
+    "Authorship",
+    "Citation",
+    "CitationCount",
+    "CitationPolarity",
+    "CitationQuerySet",
+    "CitationRole",
+    "CitationSource",
+    "CitationSummary",
+    "CitingTimelineCount",
+    "CorrectionSuggestion",
+    "DatePrecision",
+    "DuplicateScan",
+    "ImportChunk",
+    "ImportRun",
+    "Paper",
+    "PaperFacetCount",
+    "PaperFacetMembership",
+    "PaperIdentifier",
+    "PaperMerge",
+    "PaperQuerySet",
+    "PaperSlugAlias",
+    "PendingCitation",
+    "PossibleDuplicatePair",
+    "TaggedPaper",
+    "authorships_with_authors",
+    "list_foot_prefetches",
+    "citation_vocabularies",
+    "provenance_q",
+    "recount_citations",
+    "recount_paper_facets",
+    "representative_limit_message",
+    "with_authors_where_shown",
+]
