@@ -1,9 +1,9 @@
 from django.contrib import admin
 from simple_history.admin import SimpleHistoryAdmin
 
-from rlscaling.publishing.admin import LengthCheckedOnSaveMixin, PublishableAdmin
-
-from .models import Analysis, AnalysisStep, Dimension, Layer, LoopStage
+from bottlenecks.models import Analysis, AnalysisStep, Dimension, Layer, LoopStage
+from publishing.admin import LengthCheckedOnSaveMixin, PublishableAdmin
+from publishing.permissions import LiveRowsAdminMixin
 
 
 class OrderedItemAdmin(PublishableAdmin):
@@ -42,10 +42,7 @@ class AnalysisAdmin(PublishableAdmin):
 
 
 @admin.register(AnalysisStep)
-class AnalysisStepAdmin(SimpleHistoryAdmin):
+class AnalysisStepAdmin(LiveRowsAdminMixin, SimpleHistoryAdmin):
     list_display = ["title", "analysis", "order"]
     list_filter = ["analysis"]
     search_fields = ["title", "body"]
-
-
-from . import evidence_admin  # noqa: E402, F401  (claims, signals and tests register there)

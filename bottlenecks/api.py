@@ -4,11 +4,11 @@ from django.db.models import Prefetch
 from django_filters.filterset import filterset_factory
 from rest_framework import serializers
 
+from apikit.concurrency import PUBLISHING_FIELDS, VersionedModelSerializer
+from apikit.fields import ApiUrlField, HtmlUrlField
+from apikit.filters import PublishableFilterSet
+from apikit.viewsets import PublishableViewSet, ReadOnlyViewSet
 from bottlenecks.models import Analysis, AnalysisStep, Dimension, Layer, LoopStage
-from rlscaling.api.concurrency import PUBLISHING_FIELDS, VersionedModelSerializer
-from rlscaling.api.fields import ApiUrlField, HtmlUrlField
-from rlscaling.api.filters import PublishableFilterSet
-from rlscaling.api.viewsets import PublishableViewSet, ReadOnlyViewSet
 
 ITEM_FIELDS = ["api_url", "slug", "name", "description", "order", *PUBLISHING_FIELDS]
 

@@ -1,9 +1,8 @@
 from django.db import models
-from django.db.models.functions import Coalesce
 from django.urls import reverse
 from simple_history.models import HistoricalRecords
 
-from rlscaling.publishing import Publishable, PublishableQuerySet
+from publishing.models import Publishable, PublishableQuerySet
 
 
 class OrderedPublishable(Publishable):
@@ -37,40 +36,7 @@ class LoopStage(OrderedPublishable):
 
 
 class LayerQuerySet(PublishableQuerySet):
-    def with_public_counts(self):
-        """`paper_count`, `claim_count` and `note_count`: the published ones on each layer
-        (the papers' stored count: citations/facet_counts.py)."""
-        from citations.facet_counts import LAYER, PUBLIC, PaperFacetCount
-        from notes.models import ResearchNote
-
-        def published_on_layer(model):
-            rows = model.objects.published().filter(layers=models.OuterRef("pk")).order_by()
-            counted = rows.values("layers").annotate(n=models.Count("pk")).values("n")
-            return Coalesce(models.Subquery(counted), 0)
-
-        stored = PaperFacetCount.objects.filter(
-            scope=PUBLIC, dimension=LAYER, value=models.OuterRef("pk")
-        )
-        return self.annotate(
-            paper_count=Coalesce(models.Subquery(stored.values("count")), 0),
-            claim_count=published_on_layer(Claim),  # imported below the models
-            note_count=published_on_layer(ResearchNote),
-        )
-
-    def publish(self):
-        return self._recounting_papers(super().publish)
-
-    def unpublish(self):
-        return self._recounting_papers(super().unpublish)
-
-    def _recounting_papers(self, change):
-        """A layer that appears or disappears moves the stored "no layer" count of its papers."""
-        from citations.facet_counts import recount_layer_papers
-
-        layers = list(self.values_list("pk", flat=True))
-        changed = change()
-        recount_layer_papers(layers)
-        return changed
+    pass
 
 
 class Layer(OrderedPublishable):
@@ -98,7 +64,7 @@ class Analysis(Publishable):
     dek = models.TextField(help_text="One-paragraph standfirst shown on cards.")
     body = models.TextField(blank=True, help_text="Markdown.")
 
-    # Recorded with each history entry and restored on revert (rlscaling/publishing/history.py).
+    # Recorded with each history entry and restored on revert (publishing/history.py).
     history_children = ("steps",)
 
     class Meta(Publishable.Meta):
@@ -128,12 +94,3 @@ class AnalysisStep(models.Model):
 
     def __str__(self):
         return f"{self.order:02d} {self.title}"
-
-
-# Claims, failure signals and discriminating tests live in their own module.
-from bottlenecks.evidence import (  # noqa: E402, F401
-    Claim,
-    DiscriminatingTest,
-    FailureSignal,
-    SignalLayer,
-)

@@ -1,15 +1,12 @@
 from django.contrib import admin
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import format_html, format_html_join
 from simple_history.admin import SimpleHistoryAdmin
 
-from rlscaling.admin import TagsInUseFilter
-from rlscaling.publishing.admin import LengthCheckedOnSaveMixin, PublishableAdmin
-
-from .models import CommunityPost, GuideSection, Question, ReportedFigure, ResearchNote
-
-
-class ReportedFigureInline(LengthCheckedOnSaveMixin, admin.TabularInline):
-    model = ReportedFigure
-    extra = 1
+from notes.models import CommunityPost, GuideSection, Question, ResearchNote
+from publishing.admin import PublishableAdmin
+from publishing.permissions import LiveRowsAdminMixin
+from tags.admin import TagsInUseFilter
 
 
 @admin.register(ResearchNote)
@@ -21,7 +18,44 @@ class ResearchNoteAdmin(PublishableAdmin):
     autocomplete_fields = ["papers"]
     filter_horizontal = ["layers"]
     date_hierarchy = "published_at"
-    inlines = [ReportedFigureInline]
+    readonly_fields = [*PublishableAdmin.readonly_fields, "claims_and_figures"]
+
+    @admin.display(description="Claims and figures")
+    def claims_and_figures(self, obj):
+        """The note's claims, read-only: a note's figures are the figures of its published
+        claims, which editors link to the note in the claim's own form."""
+        claims_meta = ResearchNote._meta.get_field("claims").related_model._meta
+        base = f"admin:{claims_meta.app_label}_{claims_meta.model_name}"
+        try:
+            add_url = reverse(f"{base}_add")
+        except NoReverseMatch:  # the claim admin is not installed
+            return "-"
+        add = (
+            format_html('<a href="{}?notes={}">Add a claim on this note</a>', add_url, obj.pk)
+            if obj.pk
+            else "Save the note first, then add claims on it."
+        )
+        claims = list(obj.claims.order_by("pk")) if obj.pk else []
+        if not claims:
+            return format_html("No claims yet. {}", add)
+        rows = format_html_join(
+            "",
+            '<li><a href="{}">{}</a> ({})</li>',
+            (
+                (
+                    reverse(f"{base}_change", args=[claim.pk]),
+                    str(claim),
+                    claim.get_publication_state_display(),
+                )
+                for claim in claims
+            ),
+        )
+        return format_html(
+            "<ul>{}</ul><p>The figures of the published ones show on the note, in this order. "
+            "{}</p>",
+            rows,
+            add,
+        )
 
 
 @admin.register(CommunityPost)
@@ -41,7 +75,7 @@ class QuestionAdmin(PublishableAdmin):
 
 
 @admin.register(GuideSection)
-class GuideSectionAdmin(SimpleHistoryAdmin):
+class GuideSectionAdmin(LiveRowsAdminMixin, SimpleHistoryAdmin):
     list_display = ["key", "number", "heading", "order", "updated_at"]
     list_editable = ["order"]
     search_fields = ["key", "heading", "intro", "footnote"]

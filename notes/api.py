@@ -1,15 +1,13 @@
 """The API over research notes, community posts and questions."""
 
 import django_filters
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
-from bottlenecks.models import Layer
-from citations.models import Paper
-from notes.models import CommunityPost, Question, ReportedFigure, ResearchNote
-from rlscaling.api.concurrency import PUBLISHING_FIELDS, VersionedModelSerializer
-from rlscaling.api.fields import ApiUrlField, HtmlUrlField, TagListField, slug_references
-from rlscaling.api.filters import (
+from apikit.concurrency import PUBLISHING_FIELDS, VersionedModelSerializer
+from apikit.fields import ApiUrlField, HtmlUrlField, TagListField, slug_references
+from apikit.filters import (
     PublishableFilterSet,
     StrictBooleanFilter,
     VisibleReferenceFilter,
@@ -17,13 +15,20 @@ from rlscaling.api.filters import (
     published_at_range,
     slug_choice,
 )
-from rlscaling.api.viewsets import PublishableViewSet
+from apikit.viewsets import PublishableViewSet
+from bottlenecks.models import Layer
+from citations.models import Paper
+from notes.models import CommunityPost, Question, ResearchNote
 
 
-class ReportedFigureSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = ReportedFigure
-        fields = ["value", "label", "order"]
+class NoteFigureSerializer(serializers.Serializer):
+    """A figure the note reports: the figure of one of its published claims, in the shape
+    figures had before they were claims."""
+
+    value = serializers.CharField(help_text='The number as shown, e.g. "2.29×" (claim.figure).')
+    label = serializers.CharField(help_text="What it measures (claim.unit).")
+    order = serializers.IntegerField(help_text="Its place on the note, from 1.")
+    claim = serializers.SlugField(help_text="The slug of the claim it is the figure of.")
 
 
 class ResearchNoteSerializer(VersionedModelSerializer):
@@ -33,7 +38,9 @@ class ResearchNoteSerializer(VersionedModelSerializer):
     papers = slug_references(Paper, "Slugs of the papers the note is about.")
     layers = slug_references(Layer, "Slugs of the layers it bears on.")
     tags = TagListField(100, help_text="Tag names.")
-    figures = ReportedFigureSerializer(many=True, read_only=True)
+    figures = serializers.SerializerMethodField(
+        help_text="The figures of the note's published claims, in the note's order."
+    )
 
     class Meta:
         model = ResearchNote
@@ -54,6 +61,14 @@ class ResearchNoteSerializer(VersionedModelSerializer):
             *PUBLISHING_FIELDS,
         ]
         relations = ["papers", "layers", "tags"]
+
+    @extend_schema_field(NoteFigureSerializer(many=True))
+    def get_figures(self, note):
+        figures = [
+            {"value": claim.figure, "label": claim.unit, "order": n, "claim": claim.slug}
+            for n, claim in enumerate(note.figures, start=1)
+        ]
+        return NoteFigureSerializer(figures, many=True).data
 
 
 class CommunityPostSerializer(VersionedModelSerializer):
@@ -135,6 +150,8 @@ class ResearchNoteViewSet(PublishableViewSet):
     queryset = ResearchNote.objects.all()
     serializer_class = ResearchNoteSerializer
     filterset_class = ResearchNoteFilterSet
+    # `figures` reads the note's claims (ResearchNote.figures_prefetch).
+    field_prefetches = {"figures": ("claims",)}
     search_fields = ["title", "dek", "body", "why_it_matters"]
     ordering_fields = ["published_at", "title", "updated_at"]
     ordering = ["-published_at"]

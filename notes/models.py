@@ -7,19 +7,18 @@ from django.utils.functional import cached_property
 from simple_history.models import HistoricalRecords
 from taggit.models import ItemBase
 
-from rlscaling.publishing import Publishable, PublishableQuerySet
-from rlscaling.tag_matching import MatchingTaggableManager
+from bottlenecks.models import Layer
+from citations.models import Paper
+from publishing.models import Publishable, PublishableQuerySet
+from tags.counts import recounting_tags
+from tags.matching import MatchingTaggableManager
 
 
 class ResearchNoteQuerySet(PublishableQuerySet):
     def publish(self):
-        from rlscaling.tags import recounting_tags
-
         return recounting_tags(self, super().publish)
 
     def unpublish(self):
-        from rlscaling.tags import recounting_tags
-
         return recounting_tags(self, super().unpublish)
 
     def due_for_review(self, today=None):
@@ -31,13 +30,19 @@ class ResearchNoteQuerySet(PublishableQuerySet):
         """The notes shown under "Recent evidence", newest first."""
         return self.published().filter(is_featured=True).order_by("-published_at")
 
+    def with_published_papers(self):
+        """The published papers each note is on, into the list `published_papers` (no queryset
+        built per note): what a note's list item shows with `show_papers`."""
+        return self.prefetch_related(
+            models.Prefetch(
+                "papers", queryset=Paper.objects.published(), to_attr="published_papers"
+            )
+        )
+
     def for_display(self):
         """Figures, tags, and the published papers and layers prefetched, for notes and cards."""
-        from bottlenecks.models import Layer
-        from citations.models import Paper
-
         return self.prefetch_related(
-            "figures",
+            ResearchNote.figures_prefetch(),
             "tags",
             models.Prefetch("papers", queryset=Paper.objects.published()),
             models.Prefetch("layers", queryset=Layer.objects.published()),
@@ -86,8 +91,6 @@ class ResearchNote(Publishable):
     )
 
     objects = ResearchNoteQuerySet.as_manager()
-    # Recorded with each history entry and restored on revert (rlscaling/publishing/history.py).
-    history_children = ("figures",)
 
     class Meta(Publishable.Meta):
         ordering = ["-published_at", "-id"]
@@ -95,27 +98,34 @@ class ResearchNote(Publishable):
     def __str__(self):
         return self.title
 
-    @staticmethod
-    def card_prefetches(show_papers=False, **options):
-        """What a note card (notes/includes/note_item.html) shows beyond the note's row. With
-        its papers: the published ones, into the list `published_papers` (no queryset built
-        per note)."""
-        if not show_papers:
-            return []
-        from citations.models import Paper
-
-        return [
-            models.Prefetch(
-                "papers", queryset=Paper.objects.published(), to_attr="published_papers"
-            )
-        ]
-
     def get_absolute_url(self):
         return reverse("notes:note-detail", kwargs={"slug": self.slug})
 
+    @staticmethod
+    def figure_claims(claims):
+        """Of `claims` (the note's), those that show as its figures: published, with a figure,
+        in the order they were entered (a note's figures used to carry an explicit order; the
+        migration that made them claims created them in that order)."""
+        return claims.published().exclude(figure="").order_by("pk")
+
+    @staticmethod
+    def figures_prefetch():
+        """Loads `figures` (below) for many notes at once. Claims live in evidence, above notes:
+        their queryset is reached through the relation evidence declares, not imported."""
+        claims = ResearchNote._meta.get_field("claims").related_model.objects.all()
+        return models.Prefetch(
+            "claims", queryset=ResearchNote.figure_claims(claims), to_attr="figures"
+        )
+
+    @cached_property
+    def figures(self):
+        """The figures the note reports: its published claims that give one. A draft claim's
+        figure never shows (for_display() prefetches them)."""
+        return list(self.figure_claims(self.claims.all()))
+
     @cached_property
     def published_papers(self):
-        """The published papers the note is on (card_prefetches() loads them)."""
+        """The published papers the note is on (`with_published_papers()` loads them)."""
         return list(self.papers.published())
 
     def publishing_errors(self, relations=None):
@@ -125,23 +135,6 @@ class ResearchNote(Publishable):
         if not self.related_values("papers", relations):
             errors["papers"] = ["A published note needs the paper(s) it is about."]
         return errors
-
-
-class ReportedFigure(models.Model):
-    """A number a note reports, such as "2.29×" higher generation throughput."""
-
-    note = models.ForeignKey(ResearchNote, on_delete=models.CASCADE, related_name="figures")
-    value = models.CharField(max_length=30)
-    label = models.CharField(max_length=200)
-    order = models.PositiveSmallIntegerField(default=0)
-
-    history = HistoricalRecords()
-
-    class Meta:
-        ordering = ["order", "id"]
-
-    def __str__(self):
-        return f"{self.value} {self.label}"
 
 
 class CommunityPost(Publishable):

@@ -3,10 +3,9 @@
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_safe
 
-from rlscaling.caching import reads_query
-from rlscaling.publishing.preview import render_item
-
-from .models import ResearchNote
+from notes.models import ResearchNote
+from pagecache.caching import reads_query
+from publishing.preview import render_item
 
 
 @reads_query()

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 
 def recount(apps, schema_editor):
-    from rlscaling.tags import recount_tags
+    from tags.counts import recount_tags
 
     recount_tags(apps=apps)
 

@@ -1,18 +1,17 @@
 """Claims and the four-step diagnosis. Every step is a GET page whose query string holds the
 reader's whole selection, so each step works without JavaScript and can be shared."""
 
-from django.http import HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
-from rlscaling.caching import reads_query
-
-from .diagnosis import STEPS, Diagnosis, DiagnosisForm
-from .evidence import Claim, EvidenceStatus
-from .models import Layer
+from bottlenecks.models import Layer
+from evidence.diagnosis import STEPS, Diagnosis, DiagnosisForm
+from evidence.models import Claim, EvidenceStatus
+from pagecache.caching import reads_query
 
 DIAGNOSE_TEMPLATES = {
     "diagnose": "bottlenecks/diagnose/signals.html",
@@ -26,7 +25,7 @@ DIAGNOSE_TEMPLATES = {
 @require_safe
 def claim_list(request):
     """Every published claim by evidence status, optionally for one layer or one status."""
-    claims = Claim.objects.published().by_evidence()  # the cards load what they show
+    claims = Claim.objects.for_display()
     layers = Layer.objects.published()
     layer_slug, status = request.GET.get("layer", ""), request.GET.get("status", "")
     errors = []
@@ -125,28 +124,60 @@ def diagnose_plan(request):
     return _render_step(request, "diagnose-plan")
 
 
-@reads_query(DiagnosisForm)
-@require_safe
-def diagnose_plan_markdown(request):
-    """The plan as Markdown, to paste into a design doc."""
+def _export(request, render_plan, filename):
+    """The plan for tools and documents: a bad selection is a 400 saying why, another
+    spelling redirects to the stable address."""
     if not request.GET:
         return HttpResponseRedirect(reverse("evidence:diagnose"))
     form = DiagnosisForm(request.GET, require_signals=True)
     if not form.is_valid():
-        errors = "\n".join(f"- {e}" for errors in form.errors.values() for e in errors)
-        return HttpResponse(
-            f"# Not a valid selection\n\n{errors}\n",
-            status=400,
-            content_type="text/markdown; charset=utf-8",
-        )
+        errors = [e for errors in form.errors.values() for e in errors]
+        return render_plan(None, None, errors)
     diagnosis = Diagnosis.from_form(form)
     if redirect := _canonical_redirect(request, diagnosis):
         return redirect
     context = _step_context("diagnose-plan", form, diagnosis)
     context["plan_url"] = request.build_absolute_uri(context["steps"][3]["url"])
-    response = HttpResponse(
-        render_to_string("bottlenecks/diagnose/plan.md", context, request=request),
-        content_type="text/markdown; charset=utf-8",
-    )
-    response["Content-Disposition"] = 'attachment; filename="rl-scaling-diagnosis.md"'
+    context["base"] = request.build_absolute_uri("/").rstrip("/")
+    response = render_plan(diagnosis, context, None)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
+
+
+@reads_query(DiagnosisForm)
+@require_safe
+def diagnose_plan_markdown(request):
+    """The plan as Markdown with links, to paste into a design doc."""
+
+    def render_plan(diagnosis, context, errors):
+        if errors is not None:
+            return HttpResponse(
+                "# Not a valid selection\n\n" + "".join(f"- {e}\n" for e in errors),
+                status=400,
+                content_type="text/markdown; charset=utf-8",
+            )
+        return HttpResponse(
+            render_to_string("bottlenecks/diagnose/plan.md", context, request=request),
+            content_type="text/markdown; charset=utf-8",
+        )
+
+    return _export(request, render_plan, "rl-scaling-diagnosis.md")
+
+
+@reads_query(DiagnosisForm)
+@require_safe
+def diagnose_plan_json(request):
+    """The same plan as JSON, for tools: the ranking with its ties, the chosen test with each
+    outcome and the layer it points to, and the evidence with its sources."""
+
+    def render_plan(diagnosis, context, errors):
+        if errors is not None:
+            return JsonResponse({"errors": errors}, status=400)
+        data = diagnosis.as_data(request.build_absolute_uri)
+        data["plan_url"] = context["plan_url"]
+        data["markdown_url"] = request.build_absolute_uri(
+            f"{reverse('evidence:diagnose-plan-markdown')}?{context['query']}"
+        )
+        return JsonResponse(data, json_dumps_params={"ensure_ascii": False, "indent": 2})
+
+    return _export(request, render_plan, "rl-scaling-diagnosis.json")

@@ -3,7 +3,7 @@ layer page, and the field guide's evidence caveat computed from the claims' stat
 
 from django import template
 
-from bottlenecks.evidence import Claim, EvidenceCaveat, EvidenceTimeline
+from evidence.models import Claim, EvidenceCaveat, EvidenceTimeline
 
 register = template.Library()
 

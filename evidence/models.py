@@ -7,13 +7,18 @@ from dataclasses import dataclass
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Case, IntegerField, Prefetch, Q, Value, When
-from django.db.models.functions import TruncQuarter
+from django.db.models.functions import TruncDate, TruncQuarter
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
 from simple_history.models import HistoricalRecords
 
-from rlscaling.publishing import Publishable, PublishableQuerySet
+from bottlenecks.models import Layer
+from bottlenecks.setting import ModelSize, RewardType, TaskFamily
+from citations.facet_counts import layer_quarters_and_total
+from citations.models import Citation, Paper
+from notes.models import ResearchNote
+from publishing.models import Publishable, PublishableQuerySet
 
 
 class EvidenceStatus(models.TextChoices):
@@ -21,7 +26,9 @@ class EvidenceStatus(models.TextChoices):
     members is the order in which evidence is shown: strongest first."""
 
     REPRODUCED = "reproduced", "Reproduced"
-    REPORTED = "reported", "Reported (one setup)"
+    # Not reproduced by anyone else: how many setups the source itself measured it in is a
+    # separate fact, `Claim.setup_count`, never implied by the status.
+    REPORTED = "reported", "Reported (not reproduced)"
     CONTESTED = "contested", "Contested"
     SUPERSEDED = "superseded", "Superseded"
 
@@ -39,26 +46,6 @@ class Direction(models.TextChoices):
     INCREASE = "increase", "Increase"
     DECREASE = "decrease", "Decrease"
     NONE = "", "Not applicable"
-
-
-class TaskFamily(models.TextChoices):
-    MATH = "math", "Math and logical reasoning"
-    CODE = "code", "Code and software engineering"
-    AGENTIC = "agentic", "Agents and tool use"
-    MULTIMODAL = "multimodal", "Vision and multimodal"
-    GENERAL = "general", "General chat and instruction following"
-
-
-class ModelSize(models.TextChoices):
-    SMALL = "small", "Under 10B parameters"
-    MEDIUM = "medium", "10B to 100B parameters"
-    LARGE = "large", "Over 100B parameters"
-
-
-class RewardType(models.TextChoices):
-    VERIFIABLE = "verifiable", "Verifiable (graders, tests, checkers)"
-    LEARNED = "learned", "Learned reward model"
-    HUMAN = "human", "Human feedback"
 
 
 SETTING_FIELDS = {"task_family": TaskFamily, "model_size": ModelSize, "reward_type": RewardType}
@@ -80,21 +67,32 @@ class ClaimQuerySet(PublishableQuerySet):
         )
 
     def for_display(self):
-        """Published claims in evidence order, with what a claim card shows prefetched into
-        lists (to_attr: no queryset is built per claim to hold them)."""
+        """Published claims in evidence order, with what a claim's list item
+        (bottlenecks/includes/claim.html) shows beyond its row: the claim superseding it, its
+        published papers and the public citations contesting it, into lists (to_attr: no
+        queryset is built per claim to hold them)."""
         return (
             self.published()
             .by_evidence()
             .select_related("superseded_by")
-            .prefetch_related(*self.model.card_prefetches())
+            .prefetch_related(
+                Prefetch(
+                    "papers",
+                    queryset=Paper.objects.published().only(
+                        "slug", "title", "arxiv_id", "doi", "url"
+                    ),
+                    to_attr="published_papers",
+                ),
+                Prefetch(
+                    "contrasting_citations",
+                    queryset=Citation.objects.public().select_related("citing_paper"),
+                    to_attr="public_contrasting_citations",
+                ),
+            )
         )
 
     def for_api(self):
         """Evidence order, with every nested list limited to published rows."""
-        from bottlenecks.models import Layer
-        from citations.models import Citation, Paper
-        from notes.models import ResearchNote
-
         return (
             self.by_evidence()
             .select_related("superseded_by")
@@ -104,6 +102,17 @@ class ClaimQuerySet(PublishableQuerySet):
                 Prefetch("notes", queryset=ResearchNote.objects.published()),
                 Prefetch("contrasting_citations", queryset=Citation.objects.public()),
             )
+        )
+
+    def without_source(self):
+        """Claims none of whose published papers has an arXiv id, DOI or URL on record."""
+        sourced = Paper.objects.published().filter(~Q(arxiv_id="") | ~Q(doi="") | ~Q(url=""))
+        return self.exclude(pk__in=Claim.objects.filter(papers__in=sourced).values("pk"))
+
+    def evidence_changed_since_review(self):
+        """Claims whose evidence changed after their last review (or never reviewed)."""
+        return self.filter(evidence_changed_at__isnull=False).filter(
+            Q(last_reviewed__isnull=True) | Q(last_reviewed__lt=TruncDate("evidence_changed_at"))
         )
 
     def in_setting(self, **setting):
@@ -129,21 +138,28 @@ class Claim(Publishable):
         blank=True,
         help_text='What the figure measures, e.g. "generation throughput".',
     )
-    direction = models.CharField(max_length=10, choices=Direction.choices, blank=True)
+    direction = models.CharField(max_length=10, choices=Direction, blank=True)
     # The setup the finding holds in.
     model_name = models.CharField("model", max_length=200, blank=True)
-    model_size = models.CharField(max_length=10, choices=ModelSize.choices, blank=True)
-    task_family = models.CharField(max_length=20, choices=TaskFamily.choices, blank=True)
-    reward_type = models.CharField(max_length=20, choices=RewardType.choices, blank=True)
+    model_size = models.CharField(max_length=10, choices=ModelSize, blank=True)
+    task_family = models.CharField(max_length=20, choices=TaskFamily, blank=True)
+    reward_type = models.CharField(max_length=20, choices=RewardType, blank=True)
     budget = models.CharField(max_length=200, blank=True, help_text='e.g. "100,000 GPU-hours".')
     setup = models.TextField(blank=True, help_text="Anything else about the setup that matters.")
     reported_on = models.DateField(
         null=True, blank=True, help_text="When the finding was first reported (the source's date)."
     )
+    setup_count = models.PositiveSmallIntegerField(
+        "setups",
+        null=True,
+        blank=True,
+        help_text="In how many setups (models, training setups or benchmarks) the source "
+        "measured it, as the source says; empty when the source does not say.",
+    )
 
     evidence_status = models.CharField(
         max_length=12,
-        choices=EvidenceStatus.choices,
+        choices=EvidenceStatus,
         default=EvidenceStatus.REPORTED,
         db_index=True,
     )
@@ -157,6 +173,15 @@ class Claim(Publishable):
         related_name="contested_claims",
         help_text="The citations that contest it (for status contested).",
     )
+    # Database defaults: an earlier data migration (notes 0008) inserts claims through the
+    # historical model, which has no such column.
+    contested_by = models.TextField(
+        blank=True,
+        default="",
+        db_default="",
+        help_text="What contests it, when no contrasting citation on record says so: a result, "
+        "a reproduction that failed, a paper not in the database (for status contested).",
+    )
     superseded_by = models.ForeignKey(
         "self",
         null=True,
@@ -167,6 +192,26 @@ class Claim(Publishable):
     )
     last_reviewed = models.DateField(null=True, blank=True)
     review_due = models.DateField(null=True, blank=True)
+    # Set by the evidence around the claim, never by a reader: a contrasting citation of one
+    # of its papers proposes "contested"; an editor accepts or clears the proposal on review.
+    proposed_status = models.CharField(
+        max_length=12,
+        choices=EvidenceStatus,
+        blank=True,
+        default="",
+        db_default="",
+        editable=False,
+    )
+    proposal_reason = models.CharField(
+        max_length=500, blank=True, default="", db_default="", editable=False
+    )
+    evidence_changed_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        db_index=True,
+        help_text="When the evidence around it (its papers' citations) last changed.",
+    )
 
     layers = models.ManyToManyField("bottlenecks.Layer", blank=True, related_name="claims")
     papers = models.ManyToManyField("citations.Paper", blank=True, related_name="claims")
@@ -175,6 +220,7 @@ class Claim(Publishable):
     objects = ClaimQuerySet.as_manager()
 
     class Meta(Publishable.Meta):
+        app_label = "bottlenecks"  # its tables were created there (no table moved)
         ordering = ["statement", "id"]
 
     def __str__(self):
@@ -183,34 +229,14 @@ class Claim(Publishable):
     def get_absolute_url(self):
         return f"{reverse('evidence:claims')}#claim-{self.slug}"
 
-    @staticmethod
-    def card_prefetches(**options):
-        """What a claim card (bottlenecks/includes/claim.html) shows beyond the claim's row,
-        into lists (to_attr: no queryset is built per claim to hold them)."""
-        from citations.models import Citation, Paper
-
-        return [
-            "superseded_by",
-            Prefetch(
-                "papers",
-                queryset=Paper.objects.published().only("slug", "title"),
-                to_attr="published_papers",
-            ),
-            Prefetch(
-                "contrasting_citations",
-                queryset=Citation.objects.public().select_related("citing_paper"),
-                to_attr="public_contrasting_citations",
-            ),
-        ]
-
     @cached_property
     def published_papers(self):
-        """The published papers the claim is from (card_prefetches() loads them)."""
+        """The published papers the claim is from (`for_display()` loads them)."""
         return list(self.papers.published())
 
     @cached_property
     def public_contrasting_citations(self):
-        """The public citations that contest the claim (card_prefetches() loads them)."""
+        """The public citations that contest the claim (`for_display()` loads them)."""
         return list(self.contrasting_citations.public().select_related("citing_paper"))
 
     def clean(self):
@@ -218,6 +244,14 @@ class Claim(Publishable):
         errors = {}
         if self.evidence_status == EvidenceStatus.REPRODUCED and not self.reproduced_by:
             errors["reproduced_by"] = "Say who reproduced it."
+        if (
+            self.evidence_status == EvidenceStatus.CONTESTED
+            and not self.contested_by.strip()
+            and not self.contesting_on_record()
+        ):
+            errors["contested_by"] = (
+                "Say what contests it: choose a contrasting citation or describe the result."
+            )
         if self.evidence_status == EvidenceStatus.SUPERSEDED and not self.superseded_by_id:
             errors["superseded_by"] = "Choose the claim that supersedes it."
         if self.superseded_by_id and self.superseded_by_id == self.pk:
@@ -226,6 +260,69 @@ class Claim(Publishable):
             errors["review_due"] = "The review is due after the last review, not before."
         if errors:
             raise ValidationError(errors)
+
+    def save(self, *args, **kwargs):
+        if self.proposed_status and self._proposal_settled():
+            self.proposed_status, self.proposal_reason = "", ""
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "proposed_status"}
+                kwargs["update_fields"].add("proposal_reason")
+        super().save(*args, **kwargs)
+
+    def _proposal_settled(self):
+        """An editor took the proposed status, or reviewed the claim after the change."""
+        if self.evidence_status == self.proposed_status:
+            return True
+        return bool(self.last_reviewed) and not self.evidence_changed_since_review
+
+    def contesting_on_record(self):
+        """Whether a saved contrasting citation names what contests it. The admin form checks
+        the citations being chosen (`contesting_chosen`) before they are saved."""
+        chosen = getattr(self, "contesting_chosen", None)
+        if chosen is not None:
+            return bool(chosen)
+        return bool(self.pk) and self.contrasting_citations.exists()
+
+    @property
+    def setups_text(self):
+        """ "2 setups", "1 setup", or "" when the source does not say."""
+        if self.setup_count is None:
+            return ""
+        return f"{self.setup_count} setup{'' if self.setup_count == 1 else 's'}"
+
+    @property
+    def status_text(self):
+        """The status with the number of setups the data records, e.g. "Reported (not
+        reproduced) · 2 setups"."""
+        parts = [self.get_evidence_status_display(), self.setups_text]
+        return " · ".join(part for part in parts if part)
+
+    @property
+    def has_source_on_record(self):
+        """Whether one of its published papers has an arXiv id, DOI or URL to check it by."""
+        return any(paper_has_source(paper) for paper in self.published_papers)
+
+    @property
+    def evidence_changed_since_review(self):
+        if self.evidence_changed_at is None:
+            return False
+        changed = timezone.localdate(self.evidence_changed_at)
+        return self.last_reviewed is None or changed > self.last_reviewed
+
+    def propose(self, status, reason, when=None):
+        """Record that the evidence changed and, with `status`, the status it now suggests;
+        the claim is due for review at once. The public status is left to an editor."""
+        when = when or timezone.now()
+        self.evidence_changed_at = when
+        fields = ["evidence_changed_at"]
+        if status and status != self.evidence_status:
+            self.proposed_status, self.proposal_reason = status, reason[:500]
+            fields += ["proposed_status", "proposal_reason"]
+        today = timezone.localdate(when)
+        if self.review_due is None or self.review_due > today:
+            self.review_due = today
+            fields.append("review_due")
+        Claim.objects.filter(pk=self.pk).update(**{name: getattr(self, name) for name in fields})
 
     @property
     def setting(self):
@@ -240,6 +337,10 @@ class Claim(Publishable):
         return bool(self.review_due and self.review_due < timezone.localdate())
 
 
+def paper_has_source(paper):
+    return bool(paper.arxiv_id or paper.doi or paper.url)
+
+
 class FailureSignal(Publishable):
     """Something a team observes when its run stops improving, and the layers it points to."""
 
@@ -250,10 +351,11 @@ class FailureSignal(Publishable):
         "bottlenecks.Layer", through="SignalLayer", related_name="signals"
     )
 
-    # Recorded with each history entry and restored on revert (rlscaling/publishing/history.py).
+    # Recorded with each history entry and restored on revert (publishing/history.py).
     history_children = ("links",)
 
     class Meta(Publishable.Meta):
+        app_label = "bottlenecks"  # its tables were created there (no table moved)
         ordering = ["order", "text"]
         verbose_name = "failure signal"
 
@@ -277,6 +379,7 @@ class SignalLayer(models.Model):
     history = HistoricalRecords()
 
     class Meta:
+        app_label = "bottlenecks"  # its tables were created there (no table moved)
         ordering = ["-strength", "layer__order", "id"]
         constraints = [
             models.UniqueConstraint(fields=["signal", "layer"], name="unique_signal_layer")
@@ -305,13 +408,54 @@ class DiscriminatingTest(Publishable):
     papers = models.ManyToManyField(
         "citations.Paper", blank=True, related_name="discriminating_tests"
     )
+    signals = models.ManyToManyField(
+        FailureSignal,
+        blank=True,
+        related_name="discriminating_tests",
+        help_text="The signals it is written for: among equally cheap tests that tell the "
+        "reader's contenders apart, one written for a signal they picked comes first.",
+    )
+
+    # Recorded with each history entry and restored on revert (publishing/history.py).
+    history_children = ("outcomes",)
 
     class Meta(Publishable.Meta):
+        app_label = "bottlenecks"  # its tables were created there (no table moved)
         ordering = ["cost", "title"]
         verbose_name = "discriminating test"
 
     def __str__(self):
         return self.title
+
+
+class TestOutcome(models.Model):
+    """One outcome of a discriminating test: what the team sees, the layer it points to (none:
+    the test rules its layers out) and what to do then. The plan names only these layers."""
+
+    test = models.ForeignKey(DiscriminatingTest, on_delete=models.CASCADE, related_name="outcomes")
+    layer = models.ForeignKey(
+        "bottlenecks.Layer",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="test_outcomes",
+        help_text="The layer this outcome points to; empty when it points away from the "
+        "test's layers.",
+    )
+    observation = models.CharField(max_length=300, help_text="If you see this ...")
+    action = models.TextField(help_text="... do this (relieve the layer, or look elsewhere).")
+    order = models.PositiveSmallIntegerField(default=0)
+
+    history = HistoricalRecords()
+
+    __test__ = False  # its name starts with "Test": pytest must not collect it
+
+    class Meta:
+        app_label = "bottlenecks"
+        ordering = ["order", "id"]
+
+    def __str__(self):
+        return self.observation
 
 
 NUMBER_WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
@@ -325,9 +469,11 @@ class EvidenceCaveat:
     """The caution under a set of notes, worded from their data: how many items there are, the
     evidence status of their claims, and the caveats their authors state."""
 
-    def __init__(self, notes, status_counts):
+    def __init__(self, notes, status_counts, multi_setup=0):
         self.notes = list(notes)
         self.status_counts = status_counts  # {"reported": 4, ...}, published claims only
+        # Claims their sources report from more than one setup: counted from `setup_count`.
+        self.multi_setup = multi_setup
         self.caveated = [note for note in self.notes if note.caveat]
 
     @classmethod
@@ -337,9 +483,17 @@ class EvidenceCaveat:
             Claim.objects.published()
             .filter(notes__in=notes)
             .values("evidence_status")
-            .annotate(n=models.Count("id", distinct=True))
+            .annotate(
+                n=models.Count("id", distinct=True),
+                multi=models.Count("id", filter=Q(setup_count__gt=1), distinct=True),
+            )
         )
-        return cls(notes, {row["evidence_status"]: row["n"] for row in rows})
+        rows = list(rows)
+        return cls(
+            notes,
+            {row["evidence_status"]: row["n"] for row in rows},
+            sum(row["multi"] for row in rows),
+        )
 
     @property
     def items(self):
@@ -418,8 +572,10 @@ class EvidenceTimeline:
     HEIGHT = 64
     LABEL_SPACE = 14
 
-    def __init__(self, claims_by_quarter, papers_by_quarter, undated_claims=0):
+    def __init__(self, claims_by_quarter, papers_by_quarter, undated_claims=0, undated_papers=0):
         self.undated_claims = undated_claims
+        # Papers with no known quarter (a year alone, or no known date), counted apart.
+        self.undated_papers = undated_papers
         quarters = sorted(set(claims_by_quarter) | set(papers_by_quarter))
         self.bars = []
         if quarters:
@@ -444,8 +600,6 @@ class EvidenceTimeline:
 
     @classmethod
     def for_layer(cls, layer):
-        from citations.facet_counts import layer_quarters
-
         def per_quarter(queryset, date_field):
             rows = (
                 queryset.annotate(quarter=TruncQuarter(date_field))
@@ -456,9 +610,11 @@ class EvidenceTimeline:
             return {_as_date(row["quarter"]): row["n"] for row in rows}
 
         claims = per_quarter(Claim.objects.published().filter(layers=layer), "reported_on")
-        papers = layer_quarters(layer.pk)  # stored (citations/facet_counts.py)
+        # Stored (citations/facet_counts.py), with the layer's papers no quarter holds.
+        papers, on_layer = layer_quarters_and_total(layer.pk)
         undated_claims = claims.pop(None, 0)
-        return cls(claims, papers, undated_claims=undated_claims)
+        undated_papers = on_layer - sum(papers.values())
+        return cls(claims, papers, undated_claims=undated_claims, undated_papers=undated_papers)
 
     @property
     def width(self):

@@ -1,18 +1,39 @@
 """The Bottleneck Map: the analysis with its steps, and one page per layer."""
 
+from django.db import models
+from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
-from citations.facet_counts import LAYER, PUBLIC, stored_count
+from bottlenecks.models import Analysis, Layer
+from citations.facet_counts import LAYER, PUBLIC, PaperFacetCount, stored_count
 from citations.models import Paper
+from core.pagination import paginate
+from evidence.models import Claim
 from notes.models import ResearchNote
-from rlscaling.caching import reads_query
-from rlscaling.pagination import paginate
-from rlscaling.publishing.preview import render_item
-
-from .models import Analysis, Layer
+from pagecache.caching import reads_query
+from publishing.preview import render_item
 
 LAYER_PAGE_SIZE = 20
+
+
+def with_public_counts(layers):
+    """`paper_count`, `claim_count` and `note_count`: the published ones on each layer (the
+    papers' stored count: citations/facet_counts.py)."""
+
+    def published_on_layer(model):
+        rows = model.objects.published().filter(layers=models.OuterRef("pk")).order_by()
+        counted = rows.values("layers").annotate(n=models.Count("pk")).values("n")
+        return Coalesce(models.Subquery(counted), 0)
+
+    stored = PaperFacetCount.objects.filter(
+        scope=PUBLIC, dimension=LAYER, value=models.OuterRef("pk")
+    )
+    return layers.annotate(
+        paper_count=Coalesce(models.Subquery(stored.values("count")), 0),
+        claim_count=published_on_layer(Claim),
+        note_count=published_on_layer(ResearchNote),
+    )
 
 
 @reads_query()
@@ -21,7 +42,7 @@ def index(request):
     context = {
         "nav": "bottlenecks",
         "analysis": Analysis.objects.published().prefetch_related("steps").first(),
-        "layers": Layer.objects.published().with_public_counts(),
+        "layers": with_public_counts(Layer.objects.published()),
     }
     return render(request, "bottlenecks/index.html", context)
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import evidence_views as views
+from evidence import views
 
 app_name = "evidence"
 
@@ -11,4 +11,5 @@ urlpatterns = [
     path("diagnose/tests/", views.diagnose_tests, name="diagnose-tests"),
     path("diagnose/plan/", views.diagnose_plan, name="diagnose-plan"),
     path("diagnose/plan.md", views.diagnose_plan_markdown, name="diagnose-plan-markdown"),
+    path("diagnose/plan.json", views.diagnose_plan_json, name="diagnose-plan-json"),
 ]

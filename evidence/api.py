@@ -10,13 +10,13 @@ from django.db.models.functions import Coalesce
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from bottlenecks.evidence import Claim, EvidenceStatus
+from apikit.concurrency import PUBLISHING_FIELDS
+from apikit.fields import ApiUrlField, HtmlUrlField
+from apikit.filters import PublishableFilterSet, slug_choice
+from apikit.viewsets import ReadOnlyViewSet
 from bottlenecks.models import Layer
 from citations.models import Paper
-from rlscaling.api.concurrency import PUBLISHING_FIELDS
-from rlscaling.api.fields import ApiUrlField, HtmlUrlField
-from rlscaling.api.filters import PublishableFilterSet, slug_choice
-from rlscaling.api.viewsets import ReadOnlyViewSet
+from evidence.models import Claim, EvidenceStatus
 
 
 def slugs(help_text):
