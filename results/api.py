@@ -1,0 +1,254 @@
+"""The API over reported results: `/api/v1/benchmarks/`, `/api/v1/series/` (with their stored
+fits) and `/api/v1/results/` (one row per reported point). Read-only: editors enter results in
+the admin or with `manage.py import_results`. Readers see public rows only: a series is public
+with its benchmark and its paper, a point and a fit with their series."""
+
+import django_filters
+from django.db.models import Prefetch
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from apikit.concurrency import PUBLISHING_FIELDS
+from apikit.fields import ApiUrlField, HtmlUrlField
+from apikit.filters import PublishableFilterSet, slug_choice
+from apikit.viewsets import ReadOnlyViewSet
+from bottlenecks.setting import ModelSize, RewardType, TaskFamily
+from citations.models import Paper
+from results.models import COMPUTE_UNITS, Benchmark, Fit, Result, Series
+from tags.models import Tag
+
+
+class BenchmarkSerializer(serializers.ModelSerializer):
+    api_url = ApiUrlField("api:benchmark-detail")
+    html_url = HtmlUrlField(help_text="The benchmark's page: its chart and table.")
+    version = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Benchmark
+        fields = [
+            "api_url",
+            "html_url",
+            "slug",
+            "name",
+            "task_family",
+            "metric",
+            "unit",
+            "higher_is_better",
+            "description",
+            "url",
+            *PUBLISHING_FIELDS,
+        ]
+
+
+@extend_schema_field({"type": "object", "additionalProperties": True})
+class JSONObjectField(serializers.JSONField):
+    """A stored JSON object, typed as one in the schema (clients generated from it)."""
+
+
+@extend_schema_field({"type": "array", "items": {"type": "number"}})
+class NumberListField(serializers.JSONField):
+    """A stored JSON list of numbers, typed as one in the schema."""
+
+
+class FitSerializer(serializers.ModelSerializer):
+    refused = serializers.BooleanField(read_only=True, help_text="True when no fit was accepted.")
+    params = JSONObjectField(
+        read_only=True,
+        help_text="Sigmoid: R0, A, B, C_mid (and prediction_10x, an extrapolation); power "
+        "law: a, b.",
+    )
+    intervals = JSONObjectField(read_only=True, help_text="90% intervals, {name: [low, high]}.")
+    residuals = NumberListField(read_only=True, help_text="Observed minus fitted, per point.")
+    compute_range = NumberListField(read_only=True, help_text="[min, max] compute fitted.")
+
+    class Meta:
+        model = Fit
+        fields = [
+            "kind",
+            "axis",
+            "params",
+            "intervals",
+            "r_squared",
+            "residuals",
+            "compute_range",
+            "points_count",
+            "refused",
+            "reason_refused",
+            "fitted_at",
+        ]
+
+
+class SeriesSerializer(serializers.ModelSerializer):
+    api_url = ApiUrlField("api:series-detail")
+    html_url = HtmlUrlField(help_text="The series on its benchmark's page.")
+    benchmark = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    paper = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    model = serializers.CharField(source="model_name", read_only=True)
+    recipe_tags = serializers.SlugRelatedField(many=True, slug_field="slug", read_only=True)
+    fits = FitSerializer(many=True, read_only=True)
+    version = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Series
+        fields = [
+            "api_url",
+            "html_url",
+            "slug",
+            "name",
+            "benchmark",
+            "paper",
+            "model",
+            "model_params_b",
+            "base_model",
+            "recipe",
+            "recipe_tags",
+            "task_family",
+            "model_size",
+            "reward_type",
+            "source_location",
+            "checked_at",
+            "fits",
+            *PUBLISHING_FIELDS,
+        ]
+
+
+class ResultSerializer(serializers.ModelSerializer):
+    api_url = ApiUrlField("api:result-detail", lookup_field="pk")
+    series = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    benchmark = serializers.CharField(source="series.benchmark.slug", read_only=True)
+    paper = serializers.CharField(source="series.paper.slug", read_only=True, allow_null=True)
+    compute_axis = serializers.CharField(read_only=True, allow_null=True)
+    conversion = serializers.CharField(
+        read_only=True, help_text="How the reported compute was normalised."
+    )
+
+    class Meta:
+        model = Result
+        fields = [
+            "api_url",
+            "id",
+            "series",
+            "benchmark",
+            "paper",
+            "location_kind",
+            "location",
+            "value",
+            "uncertainty",
+            "compute_reported",
+            "compute_unit",
+            "compute_axis",
+            "gpu_hours",
+            "flops",
+            "conversion",
+            "steps",
+            "note",
+        ]
+
+
+class BenchmarkFilterSet(PublishableFilterSet):
+    task_family = django_filters.ChoiceFilter(choices=TaskFamily.choices)
+
+    class Meta:
+        model = Benchmark
+        fields = []
+
+
+def _choice(field_name, choices):
+    return django_filters.ChoiceFilter(field_name=field_name, choices=choices)
+
+
+def _tag(field_name):
+    return django_filters.ModelChoiceFilter(
+        field_name=field_name,
+        to_field_name="slug",
+        queryset=Tag.objects.all(),
+        help_text="Recipe tag slug.",
+    )
+
+
+class SeriesFilterSet(PublishableFilterSet):
+    benchmark = slug_choice(Benchmark, field_name="benchmark", help_text="Benchmark slug.")
+    paper = slug_choice(Paper, field_name="paper", help_text="Paper slug.")
+    task_family = _choice("task_family", TaskFamily.choices)
+    model_size = _choice("model_size", ModelSize.choices)
+    reward_type = _choice("reward_type", RewardType.choices)
+    tag = _tag("recipe_tags")
+
+    class Meta:
+        model = Series
+        fields = []
+
+
+class ResultFilterSet(django_filters.FilterSet):
+    series = slug_choice(Series, field_name="series", help_text="Series slug.")
+    benchmark = slug_choice(Benchmark, field_name="series__benchmark", help_text="Benchmark slug.")
+    paper = slug_choice(Paper, field_name="series__paper", help_text="Paper slug.")
+    task_family = _choice("series__task_family", TaskFamily.choices)
+    model_size = _choice("series__model_size", ModelSize.choices)
+    reward_type = _choice("series__reward_type", RewardType.choices)
+    tag = _tag("series__recipe_tags")
+    compute_axis = django_filters.ChoiceFilter(
+        method="filter_axis",
+        choices=[("gpu_hours", "gpu_hours"), ("flops", "flops")],
+        help_text="Only points whose compute is on this axis.",
+    )
+
+    class Meta:
+        model = Result
+        fields = []
+
+    def filter_axis(self, queryset, name, value):
+        units = [unit for unit, (axis, _, _) in COMPUTE_UNITS.items() if axis == value]
+        return queryset.filter(compute_unit__in=units)
+
+
+class BenchmarkViewSet(ReadOnlyViewSet):
+    """What results are measured on: name, metric, unit and direction."""
+
+    queryset = Benchmark.objects.all()
+    serializer_class = BenchmarkSerializer
+    filterset_class = BenchmarkFilterSet
+    search_fields = ["name", "metric", "description"]
+    ordering_fields = ["name", "updated_at"]
+    ordering = ["name", "pk"]
+
+    def get_queryset(self):
+        return Benchmark.objects.visible_to(self.request.user)
+
+
+class SeriesViewSet(ReadOnlyViewSet):
+    """Runs measured as RL compute grows, each with its stored fits (the ScaleRL sigmoid and a
+    power law, with 90% bootstrap intervals, or the reason a fit was refused)."""
+
+    queryset = Series.objects.all()
+    serializer_class = SeriesSerializer
+    filterset_class = SeriesFilterSet
+    search_fields = ["name", "model_name", "recipe"]
+    ordering_fields = ["name", "updated_at"]
+    ordering = ["benchmark__name", "name", "pk"]
+
+    def get_queryset(self):
+        return (
+            Series.objects.visible_to(self.request.user)
+            .select_related("benchmark", "paper")
+            .prefetch_related("recipe_tags", Prefetch("fits", queryset=Fit.objects.all()))
+        )
+
+
+class ResultViewSet(ReadOnlyViewSet):
+    """Reported points: the value as the paper reports it, where in the paper, and the RL
+    compute normalised to GPU-hours or FLOPs (never one into the other)."""
+
+    queryset = Result.objects.all()
+    serializer_class = ResultSerializer
+    filterset_class = ResultFilterSet
+    search_fields = ["location", "note", "series__name"]
+    ordering_fields = ["value", "compute_sort", "steps"]
+    ordering = ["series__benchmark__name", "series__name", "series_id", "compute_sort", "pk"]
+    lookup_field = "pk"
+    lookup_value_regex = r"[0-9]+"
+
+    def get_queryset(self):
+        return Result.objects.visible_to(self.request.user).select_related(
+            "series__benchmark", "series__paper"
+        )

@@ -1,0 +1,171 @@
+"""Server-rendered charts of series: compute on a log axis, the reported points, and each
+accepted sigmoid fit drawn over the measured compute with its band. One chart per compute
+axis (GPU-hours and FLOPs are never mixed: results/models.py). Pages get coordinates; the
+template (results/includes/chart.html) writes the SVG, with the data table beside it."""
+
+import math
+from dataclasses import dataclass, field
+
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+
+from results.models import ComputeAxis
+
+WIDTH, HEIGHT = 720, 400
+LEFT, RIGHT, TOP, BOTTOM = 64, 16, 16, 48
+# Okabe–Ito colours (told apart by most colour-blind readers) and a marker per series too.
+COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C6D00", "#777777"]
+MARKERS = ["circle", "square", "diamond", "ring"]
+
+
+@dataclass
+class ChartSeries:
+    series: object
+    colour: str
+    marker: str
+    points: list = field(default_factory=list)  # (x, y, label)
+    curve: str = ""
+    band: str = ""
+
+    def svg(self):
+        """The series' band, curve and markers as SVG, written here rather than in a template
+        loop: a benchmark with hundreds of runs has thousands of points."""
+        parts = []
+        if self.band:
+            parts.append(
+                f'<path d="{self.band}" fill="{self.colour}" fill-opacity="0.15" stroke="none"/>'
+            )
+        if self.curve:
+            parts.append(
+                f'<path d="{self.curve}" fill="none" stroke="{self.colour}" stroke-width="2"/>'
+            )
+        colour = self.colour
+        for x, y, label in self.points:
+            title = f"<title>{escape(label)}</title>"
+            if self.marker == "square":
+                shape = (
+                    f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" fill="{colour}">'
+                )
+                parts.append(f"{shape}{title}</rect>")
+            elif self.marker == "diamond":
+                shape = (
+                    f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" '
+                    f'transform="rotate(45 {x} {y})" fill="{colour}">'
+                )
+                parts.append(f"{shape}{title}</rect>")
+            elif self.marker == "ring":
+                shape = (
+                    f'<circle cx="{x}" cy="{y}" r="5" fill="none" stroke="{colour}" '
+                    'stroke-width="2">'
+                )
+                parts.append(f"{shape}{title}</circle>")
+            else:
+                parts.append(f'<circle cx="{x}" cy="{y}" r="4.5" fill="{colour}">{title}</circle>')
+        return mark_safe("".join(parts))  # noqa: S308 - numbers and constants; labels escaped
+
+
+@dataclass
+class Chart:
+    axis: str
+    axis_label: str
+    unit: str
+    width: int = WIDTH
+    height: int = HEIGHT
+    left: int = LEFT
+    top: int = TOP
+    plot_width: int = WIDTH - LEFT - RIGHT
+    plot_height: int = HEIGHT - TOP - BOTTOM
+    x_ticks: list = field(default_factory=list)
+    y_ticks: list = field(default_factory=list)
+    lines: list = field(default_factory=list)
+
+    @property
+    def bottom(self):
+        return self.top + self.plot_height
+
+    @property
+    def right(self):
+        return self.left + self.plot_width
+
+
+def nice_ticks(low, high, count=5):
+    if high <= low:
+        high = low + 1
+    raw = (high - low) / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    ticks = [round(math.floor(low / step) * step, 10)]
+    while ticks[-1] < high - step * 1e-9:  # the last tick at or above the highest value
+        ticks.append(round(ticks[-1] + step, 10))
+    return ticks
+
+
+def points_of(series_list):
+    """{series id: [(axis, compute, value), ...]} from series with their `points` loaded."""
+    return {
+        series.pk: [(p.compute_axis, p.compute, p.value) for p in series.points.all() if p.compute]
+        for series in series_list
+    }
+
+
+def build_charts(series_list, points, fits_by_series, unit=""):
+    """One Chart per compute axis present among the points. `points`: {series id: [(axis,
+    compute, value), ...]} (`points_of`, or read as plain values); `fits_by_series`:
+    {series id: {kind: Fit}}."""
+    by_axis = {}
+    for index, series in enumerate(series_list):
+        for axis, compute, value in points.get(series.pk, ()):
+            by_axis.setdefault(axis, {}).setdefault(index, []).append((compute, value))
+    charts = []
+    for axis in (ComputeAxis.GPU_HOURS, ComputeAxis.FLOPS):
+        if axis in by_axis:
+            charts.append(_chart(axis, by_axis[axis], series_list, fits_by_series, unit))
+    return charts
+
+
+def _chart(axis, points_by_index, series_list, fits_by_series, unit):
+    chart = Chart(axis=axis, axis_label=ComputeAxis(axis).label, unit=unit)
+    xs = [c for points in points_by_index.values() for c, _ in points]
+    ys = [v for points in points_by_index.values() for _, v in points]
+    fits = {
+        index: fits_by_series.get(series_list[index].pk, {}).get("sigmoid")
+        for index in points_by_index
+    }
+    drawn = {i: f for i, f in fits.items() if f is not None and not f.refused and f.axis == axis}
+    for fit in drawn.values():
+        ys += [row[2] for row in fit.band] + [row[3] for row in fit.band]
+    x_low = math.floor(math.log10(min(xs)))
+    x_high = max(math.ceil(math.log10(max(xs))), x_low + 1)
+    y_ticks = nice_ticks(min(ys), max(ys))
+    y_low, y_high = y_ticks[0], y_ticks[-1]
+
+    def px(compute):
+        share = (math.log10(compute) - x_low) / (x_high - x_low)
+        return round(chart.left + share * chart.plot_width, 1)
+
+    def py(value):
+        share = (value - y_low) / ((y_high - y_low) or 1)
+        return round(chart.bottom - share * chart.plot_height, 1)
+
+    chart.x_ticks = [(px(10**e), f"10^{e}", e) for e in range(x_low, x_high + 1)]
+    chart.y_ticks = [(py(v), f"{v:g}") for v in y_ticks]
+    axis_label = ComputeAxis(axis).label
+    for index, points in sorted(points_by_index.items()):
+        series = series_list[index]
+        line = ChartSeries(
+            series=series,
+            colour=COLOURS[index % len(COLOURS)],
+            marker=MARKERS[index % len(MARKERS)],
+        )
+        line.points = [
+            (px(c), py(v), f"{series.name}: {v:g} at {c:,.6g} {axis_label}")
+            for c, v in sorted(points)
+        ]
+        fit = drawn.get(index)
+        if fit is not None and fit.band:
+            line.curve = "M" + " L".join(f"{px(c)},{py(v)}" for c, v, _, _ in fit.band)
+            upper = [f"{px(c)},{py(high)}" for c, _, _, high in fit.band]
+            lower = [f"{px(c)},{py(low)}" for c, _, low, _ in reversed(fit.band)]
+            line.band = "M" + " L".join(upper + lower) + " Z"
+        chart.lines.append(line)
+    return chart
