@@ -3,7 +3,7 @@ community posts and the site's own pages. Each kind is a `Source`: its published
 they match a query, and how a match reads in the results (`Hit`).
 
 PostgreSQL: papers match their stored, GIN-indexed `search_document` (citations migration
-0005/0009) or a title substring (trigram GIN index, search migration 0002), ranked by
+0005/0009) or a title substring (trigram GIN index, citations migration 0032), ranked by
 relevance; when nothing matches, titles within a typo of the query do (pg_trgm word
 similarity, served by the trigram index of migration 0001). Papers are counted up to
 MATCH_LIMIT and only that many candidates are ranked, so a word in most titles costs what a
@@ -30,15 +30,15 @@ from django.db.models import Case, Exists, F, IntegerField, OuterRef, Q, Value, 
 from django.db.models.functions import Length
 from django.urls import reverse
 
-from bottlenecks.evidence import Claim
 from bottlenecks.models import Analysis, Layer
+from citations.dates import DatePrecision, date_display, date_iso
 from citations.identifiers import normalise_arxiv_id, normalise_doi
 from citations.identity import Scheme, papers_with_identifiers
 from citations.models import NEWEST_FIRST, Authorship, Paper, with_authors_where_shown
-from notes.models import CommunityPost, ResearchNote
-from rlscaling.caching import cached_by_generation
-from rlscaling.pagination import bounded_count
-from rlscaling.tags import public_tags
+from core.pagination import bounded_count
+from evidence.models import Claim
+from notes.models import CommunityPost, GuideSection, ResearchNote
+from tags.counts import public_tags
 
 MIN_TERM_LENGTH = 2
 MAX_TERMS = 12
@@ -67,8 +67,19 @@ class Hit:
     text: str = ""
     meta: list = dataclasses.field(default_factory=list)
     date: datetime.date | None = None
+    # How much of `date` is a fact (citations/dates.py): a paper's date may be a year, a
+    # month, or a placeholder that is shown nowhere.
+    date_precision: str = DatePrecision.DAY
     external: bool = False
     item: object = None
+
+    @property
+    def date_iso(self):
+        return date_iso(self.date, self.date_precision)
+
+    @property
+    def date_display(self):
+        return date_display(self.date, self.date_precision)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,8 +179,11 @@ class Source:
         if year is not None:
             if self.year_lookup is None:
                 return rows.none()
-            rows = rows.filter(**{self.year_lookup: year})
+            rows = self.in_year(rows, year)
         return rows
+
+    def in_year(self, rows, year):
+        return rows.filter(**{self.year_lookup: year})
 
     def matching(self, query, year=None):
         """The public rows matching `query` (and `year`), best first."""
@@ -227,11 +241,15 @@ class PaperSource(Source):
     def published(self):
         return Paper.objects.published()
 
+    def in_year(self, rows, year):
+        """Papers whose year is a fact (a placeholder date has none)."""
+        return rows.published_in(year)
+
     def matches(self, rows, query):
         """`rows` matching `query`, in no order."""
         if on_postgresql():
             # Both arms are served by a GIN index (search_document; trigrams of the title in
-            # capitals, the expression icontains compares: search migration 0002).
+            # capitals, the expression icontains compares: citations migration 0032).
             return rows.filter(Q(search_document=query.fulltext) | Q(title__icontains=query.text))
         author = lambda term: Exists(  # noqa: E731
             Authorship.objects.filter(paper=OuterRef("pk"), author__name__icontains=term)
@@ -312,7 +330,8 @@ class PaperSource(Source):
             url=paper.get_absolute_url(),
             text=paper.summary or paper.abstract,
             meta=[part for part in meta if part],
-            date=paper.publication_date,
+            date=paper.known_publication_date,
+            date_precision=paper.date_precision,
             item=paper,
         )
 
@@ -447,12 +466,7 @@ class PageSource(Source):
     label = "Pages"
 
     def pages(self):
-        """The pages, from their headings and the published analyses, once per generation."""
-        return cached_by_generation("search-site-pages:v1", self.read_pages)
-
-    def read_pages(self):
-        from notes.models import GuideSection
-
+        """The pages, from their headings and the published analyses."""
         sections = {section.key: section for section in GuideSection.objects.all()}
 
         def heading(key, default):

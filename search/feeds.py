@@ -5,12 +5,10 @@ import dataclasses
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.contrib.syndication.views import Feed
 from django.urls import reverse
 
-from rlscaling.feeds import FEED_LENGTH, CleanAtom1Feed
-
-from .engine import SOURCES, Query
+from core.feeds import FEED_LENGTH, SiteFeed, tag_uri
+from search.engine import SOURCES, Query
 
 DATED_KINDS = ("papers", "notes")
 
@@ -28,9 +26,7 @@ class FeedSearch:
         return urlencode(self.parameters)
 
 
-class SearchFeed(Feed):
-    feed_type = CleanAtom1Feed
-
+class SearchFeed(SiteFeed):
     def get_object(self, request):
         parameters = {
             name: request.GET[name] for name in ("q", "kind", "year") if request.GET.get(name)
@@ -72,6 +68,18 @@ class SearchFeed(Feed):
 
     def item_link(self, hit):
         return f"{settings.SITE_URL}{hit.url}"
+
+    def item_guid(self, hit):
+        # The same id as in the site's other feeds: the row's, whatever its address.
+        return tag_uri({"papers": "paper", "notes": "note"}[hit.kind], hit.item.pk)
+
+    item_guid_is_permalink = False
+
+    def item_author_name(self, hit):
+        item = hit.item
+        if hit.kind == "notes":
+            return settings.SITE_NAME
+        return item.byline or ", ".join(item.author_names) or None
 
     def item_pubdate(self, hit):
         return hit.item.published_at

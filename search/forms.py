@@ -1,8 +1,7 @@
 from django import forms
 
 from citations.facet_counts import PUBLIC, stored_years
-
-from .engine import KIND_CHOICES
+from search.engine import KIND_CHOICES
 
 
 def years_with_papers():

@@ -7,13 +7,12 @@ from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_safe
 
-from rlscaling.caching import reads_query
-from rlscaling.pagination import paginate, requested_page_number
-from rlscaling.tags import public_tags
-
-from .engine import SOURCES, Count, Query, paper_for_identifier
-from .feeds import SearchFeed
-from .forms import SearchForm
+from core.pagination import paginate, requested_page_number
+from pagecache.caching import reads_query
+from search.engine import SOURCES, Count, Query, paper_for_identifier
+from search.feeds import SearchFeed
+from search.forms import SearchForm
+from tags.counts import public_tags
 
 GROUP_SIZE = 5
 PAGE_SIZE = 20
