@@ -37,7 +37,7 @@ def load_results(loader, data):
             {name: getattr(point, name) for name in POINT_FIELDS} for point in series.points.all()
         ]
         # A series' points are a set: the file's order and the database's need not agree.
-        if sorted(map(repr, stored)) != sorted(map(repr, wanted)):
+        if sorted(stored, key=point_order) != sorted(wanted, key=point_order):
             series.points.all().delete()
             for values in wanted:
                 point = Result(series=series, **values)
@@ -48,6 +48,11 @@ def load_results(loader, data):
 
 POINT_FIELDS = ["location_kind", "location", "value", "uncertainty", "compute_reported"]
 POINT_FIELDS += ["compute_unit", "steps", "note"]
+
+
+def point_order(point):
+    compute = point["compute_reported"]
+    return (compute is not None, compute or 0, point["value"], point["location"], point["note"])
 
 
 def point_values(row):
