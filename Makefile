@@ -14,7 +14,30 @@ TEST_STAMP := $(VENV)/.test-installed
 UPGRADE ?=
 LOCK_ARGS := --generate-hashes --universal --python-version 3.11 --quiet $(UPGRADE)
 
-.PHONY: run test install lock editor lint format check fuzz bench admin-bench soak backup restore clean
+.PHONY: help run test test-all test-slow install lock editor lint format check fuzz bench admin-bench soak backup restore clean
+# A bare `make` lists the targets; it never creates the venv.
+.DEFAULT_GOAL := help
+
+help:
+	@echo "The two commands:"
+	@echo "  make run          serve the site with the demo content on http://$(HOST):$(PORT)/ (and a task worker)"
+	@echo "  make test         the default test suite on every core (slow tests left out; ARGS go to pytest)"
+	@echo "For people who work on it:"
+	@echo "  make test-all     the whole suite, slow tests included"
+	@echo "  make test-slow    only the slow tests (servers in subprocesses, corpora, validators, tooling)"
+	@echo "  make install      the venv from the lock files (site, test and lint tools)"
+	@echo "  make lock         rewrite the lock files after changing pyproject.toml (UPGRADE=--upgrade)"
+	@echo "  make editor       create an editor account (EDITOR_ARGS=--superuser)"
+	@echo "  make lint         what pre-commit checks: ruff check, ruff format --check, django-upgrade --check"
+	@echo "  make format       apply them: ruff check --fix, ruff format, django-upgrade"
+	@echo "  make check        makemigrations --check, check --deploy with production settings"
+	@echo "  make fuzz         Schemathesis against the API on gunicorn"
+	@echo "  make bench        load each endpoint on gunicorn and print the table (BENCH_ARGS)"
+	@echo "  make admin-bench  the admin at the size of DATABASE_URL's database (ADMIN_BENCH_ARGS)"
+	@echo "  make soak         60 s, 20 clients on gunicorn over a scratch PostgreSQL database"
+	@echo "  make backup       a complete dump into backups/"
+	@echo "  make restore      replace the database's contents with a backup (FILE=backups/...)"
+	@echo "  make clean        remove the venv, staticfiles and tool caches"
 
 # A venv made by a Python older than 3.11 (or whose Python is gone) is rebuilt, not reused.
 ifneq ($(wildcard $(VENV)),)
@@ -63,16 +86,28 @@ editor: $(SITE_STAMP)
 	$(BIN)/python manage.py create_editor $(EDITOR_ARGS)
 
 # On every core (pytest-xdist; the browser tests share one worker); ARGS go to pytest, e.g.
-# make test ARGS="-k hub" or make test ARGS="tests/pages -n0".
+# make test ARGS="-k hub" or make test ARGS="tests/pages -n0". The default suite leaves out the
+# tests marked slow (pyproject.toml's addopts: -m 'not slow'); test-all runs them too.
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest -n auto --dist loadgroup $(ARGS)
 
+test-all: $(TEST_STAMP)
+	$(BIN)/python -m pytest -n auto --dist loadgroup -m "" $(ARGS)
+
+test-slow: $(TEST_STAMP)
+	$(BIN)/python -m pytest -n auto --dist loadgroup -m slow $(ARGS)
+
+# The checks .pre-commit-config.yaml names, in check mode (the same versions, from the lock).
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	git ls-files -z '*.py' | xargs -0 $(BIN)/django-upgrade --target-version 5.2 --check
+	$(BIN)/lint-imports --no-cache
 
 format: $(TEST_STAMP)
 	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+	git ls-files -z '*.py' | xargs -0 $(BIN)/django-upgrade --target-version 5.2 --exit-zero-even-if-changed
 	$(BIN)/ruff format .
 
 check: $(SITE_STAMP)
@@ -90,7 +125,7 @@ fuzz: $(TEST_STAMP)
 bench: $(SITE_STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
 
-# The admin at the size of the database in DATABASE_URL (issue 13): the dashboard, every
+# The admin at the size of the database in DATABASE_URL: the dashboard, every
 # changelist, the biggest change forms, searches and filters; p50, max and queries per page
 # (Django's test Client in-process, a superuser made for the run). ADMIN_BENCH_ARGS="--markdown".
 admin-bench: $(SITE_STAMP)

@@ -1,5 +1,5 @@
 """`make admin-bench`: how fast the admin answers an editor at the size of the database in
-DATABASE_URL (issue 13: the change form of the largest hub and every changelist under 2 s at
+DATABASE_URL (the change form of the largest hub and every changelist under 2 s at
 100k papers / 1M citations). A benchmark to run by hand, not a timed test.
 
 Requests go through Django's test Client in this process, against the database in DATABASE_URL,
@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run as a script, too
 
-LIMIT_SECONDS = 2.0  # issue 13's bar for every admin page at 100k papers / 1M citations
+LIMIT_SECONDS = 2.0  # the bar for every admin page at 100k papers / 1M citations
 BENCH_USER = "admin-bench"
 
 

@@ -4,12 +4,11 @@ at two corpus sizes, the p50 growth of each uncached endpoint.
 
 Per database: the targets (slugs, deep pages, cursors) and the SQL queries of one uncached
 request per endpoint, found in a Django subprocess; then a server with the page cache off
-(PAGE_CACHE_SECONDS=0: every request renders, as a miss does, with what is kept below the page
-cache on: cards and hub figures per generation, FRAGMENT_CACHE_SECONDS, rlscaling/fragments.py
-and caching.py; the widget and Markdown memos, form_rendering.py and markdown.py)
-and one with it on. Each endpoint is loaded in rounds, a /healthz block right before each
-endpoint block, so its ratio to /healthz comes from the same moment. Loopback only (127.0.0.1),
-bounded: fixed blocks of seconds, a few connections, a request timeout.
+(PAGE_CACHE_SECONDS=0: every request renders, as a miss does; nothing is kept below the page
+cache, docs/decisions/0004) and one with it on. Each endpoint is loaded in rounds, a /healthz
+block right before each endpoint block, so its ratio to /healthz comes from the same moment.
+Loopback only (127.0.0.1), bounded: fixed blocks of seconds, a few connections, a request
+timeout.
 
     .venv/bin/python bench/bench.py                        # the database in DATABASE_URL
     .venv/bin/python bench/bench.py --compare SMALL_URL LARGE_URL --write
@@ -46,8 +45,8 @@ from bench.harness import (  # noqa: E402
 )
 
 SECTION_START, SECTION_END = "<!-- bench:start -->", "<!-- bench:end -->"
-MAX_GROWTH = 2.0  # issue 15: uncached p50 at 100k/1M at most 2x its p50 at demo size
-INDEX_PAGE_SIZE = EXPLORER_PAGE_SIZE = 20  # citations/views.py
+MAX_GROWTH = 2.0  # uncached p50 at 100k/1M at most 2x its p50 at demo size
+INDEX_PAGE_SIZE = EXPLORER_PAGE_SIZE = 20  # web/papers.py
 
 
 # -- targets and query counts (run in a Django subprocess against one database) ----------------
@@ -58,18 +57,12 @@ def pick_targets():
     from django.db.models import Count
     from django.db.models.functions import ExtractYear
 
-    from bottlenecks.models import (
-        Analysis,
-        Claim,
-        Dimension,
-        FailureSignal,
-        Layer,
-        LoopStage,
-    )
-    from citations.models import Citation, Paper
+    from bottlenecks.models import Analysis, Dimension, Layer, LoopStage
+    from citations.models import Authorship, Citation, Paper
+    from evidence.models import Claim, FailureSignal
     from notes.models import CommunityPost, Question, ResearchNote
-    from rlscaling.models import Tag
-    from rlscaling.sitemaps import PaperSitemap
+    from tags.models import Tag
+    from web.sitemaps import PaperSitemap
 
     def first(queryset, *fields):
         row = queryset.values_list(*fields).first()
@@ -129,6 +122,13 @@ def pick_targets():
         "dimension": first(Dimension.objects.published().order_by("order", "id"), "slug")[0],
         "stage": first(LoopStage.objects.published().order_by("order", "id"), "slug")[0],
         "analysis": first(Analysis.objects.published().order_by("number", "id"), "slug")[0],
+        "author": first(
+            Authorship.objects.filter(paper__in=papers)
+            .values("author__slug")
+            .annotate(n=Count("id"))
+            .order_by("-n", "author__slug"),
+            "author__slug",
+        )[0],
         "index_last_page": max(1, math.ceil(index.count() / INDEX_PAGE_SIZE)),
         "hub_last_page": max(1, math.ceil((hub[1] or 0) / EXPLORER_PAGE_SIZE)),
         "papers_sitemap_last_page": PaperSitemap().paginator.num_pages,
@@ -496,9 +496,8 @@ def report(runs, options, command, commit=None):
         f"- server: gunicorn, {options.workers} sync workers, DJANGO_ENV=production, on {HOST}; "
         f"load: Python threads, {options.connections} keep-alive connections; per endpoint "
         f"{options.rounds} rounds of {options.baseline:g} s `/healthz` then {options.duration:g} s "
-        f"the endpoint uncached (PAGE_CACHE_SECONDS=0; the cards, fragments and figures kept "
-        "per generation and the widget and Markdown memos below it on, as on a miss in "
-        "production), then 1 round cached (Redis/local "
+        f"the endpoint uncached (PAGE_CACHE_SECONDS=0; nothing is kept below the page cache, "
+        "so this is a miss in production), then 1 round cached (Redis/local "
         "memory page cache, stored by one request first)",
         "- p50/p99 in ms; `vs /healthz` = the endpoint's requests/s over `/healthz`'s in the same "
         "rounds; `queries` = SQL queries of one uncached request (Django test client, second "

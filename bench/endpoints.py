@@ -36,6 +36,7 @@ TARGETS = {
     "dimension": "a published dimension's slug",
     "stage": "a published loop stage's slug",
     "analysis": "a published analysis's slug",
+    "author": "slug of the author with the most published papers",
     "index_last_page": "the research index's last page number",
     "hub_last_page": "the hub explorer's last page number",
     "papers_sitemap_last_page": "the papers sitemap's last page number",
@@ -125,6 +126,12 @@ PAGES = [
     Endpoint("citations:layer-export", "/bottlenecks/{layer}/papers.bib"),
     Endpoint("citations:research-export", "/research/papers.bib?q=scaling"),
     Endpoint("citations:suggest-correction", "/citations/{citation}/suggest/"),
+    Endpoint("discovery:paper-graph", "/papers/{hub}/graph/"),
+    Endpoint("discovery:paper-graph", "/papers/{paper}/graph/"),
+    Endpoint("discovery:paper-graph-json", "/papers/{hub}/graph.json"),
+    Endpoint("discovery:paper-graph-graphml", "/papers/{hub}/graph.graphml"),
+    Endpoint("discovery:author-detail", "/authors/{author}/"),
+    *variants("discovery:author-list", "/authors/", "q=a"),
     Endpoint("paper-card", "/papers/{hub}/card.png"),
     Endpoint("note-card", "/notes/{note}/card.png"),
     *variants("search:search", "/search/", "q=scaling", "q=kimi", "q=scaling&kind=papers"),
@@ -192,6 +199,8 @@ API = [
         orderings=("-publication_date", "title", "-cited_by_count", "-created_at", "-updated_at"),
     ),
     Endpoint("api:paper-detail", "/api/v1/papers/{hub}/"),
+    Endpoint("api:paper-neighbours", "/api/v1/papers/{hub}/neighbours/"),
+    Endpoint("api:paper-graph", "/api/v1/papers/{hub}/graph/"),
     Endpoint("api:paper-detail", "/api/v1/papers/{paper}/"),
     Endpoint("api:paper-by-arxiv", "/api/v1/papers/by-arxiv/{arxiv}/"),
     Endpoint("api:paper-by-doi", "/api/v1/papers/by-doi/{doi}/"),
@@ -314,7 +323,7 @@ ENDPOINTS = PAGES + API
 # URL patterns (by name; a namespace alone for all of it) the benchmark does not request.
 EXCLUDED = {
     "admin": "the editors' admin needs a signed-in session; its changelists and the largest "
-    "hub's change form are timed with the editors' work (issue 15), not by this anonymous load",
+    "hub's change form are timed with the editors' work, not by this anonymous load",
     "api:token": "POST only (trades a password for a token): a write, rate-limited by design",
     "api:imports": "POST only, for editors: imports write papers (bench/RESULTS.md times them "
     "with manage.py import_papers)",

@@ -168,7 +168,7 @@ import sys
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from rest_framework.authtoken.models import Token
-from rlscaling.publishing.editors import EDITORS_GROUP
+from publishing.editors import EDITORS_GROUP
 
 username, password = sys.stdin.read().split("\\n")[:2]
 user = get_user_model().objects.create_user(username, password=password or None, is_staff=True)

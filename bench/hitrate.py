@@ -1,9 +1,10 @@
-"""The page cache's hit rate around one editorial save (issue 15): gunicorn with production
+"""The page cache's hit rate around one editorial save: gunicorn with production
 settings and Redis, the warm set = every endpoint of bench/endpoints.py that answers 200 (each
 requested once to store it), then clients requesting URLs of the set at random; a few seconds
 in, one save of a published paper (a Django `save()` in another process, as an editor's admin
-save does). Prints requests/s and the share served from the cache (`X-Page-Cache: hit` or
-`stale`) before the save and per window after it.
+save does). Prints requests/s and the share served from the cache (`X-Page-Cache: hit`) before
+the save, per window after it, and over the whole run: with the defaults one minute holding
+one save, the soak of line 2 of docs/decisions/0001-performance.md.
 
     REDIS_URL=redis://127.0.0.1:6379/1 .venv/bin/python bench/hitrate.py \
         --database-url postgres://postgres@127.0.0.1:5432/bench_demo [--write]
@@ -29,7 +30,7 @@ from bench.harness import HOST, RESULTS, ROOT, Server, write_results_section  # 
 
 SECTION_START, SECTION_END = "<!-- hitrate:start -->", "<!-- hitrate:end -->"
 WINDOWS = [(0, 1), (1, 2), (2, 5), (5, 10), (10, 30), (30, 60)]  # seconds after the save
-TARGET = 0.90
+TARGET = 0.97  # docs/decisions/0001-performance.md, line 2
 
 SAVE_SCRIPT = """
 import time
@@ -80,7 +81,7 @@ def hammer(port, paths, until, log, seed):
 
 
 def share(entries):
-    served = sum(entry[1] in ("hit", "stale") for entry in entries)
+    served = sum(entry[1] == "hit" for entry in entries)
     return served / len(entries) if entries else None
 
 
@@ -92,8 +93,6 @@ def measure(options):
         # Every client here is 127.0.0.1: the per-client store limit, meant for one abusive
         # address among many readers, would leave re-rendered pages unstored.
         "PAGE_CACHE_STORES_PER_MINUTE": "100000",
-        "PAGE_CACHE_STALE_SECONDS": str(options.stale_seconds),
-        "PAGE_CACHE_REBUILD_SLOTS": str(options.slots),
     }
     with Server(
         options.database_url, redis_url=redis_url, workers=options.workers, env=env
@@ -123,31 +122,30 @@ def measure(options):
             rows.append((f"{low}-{high} s after", window, min(high, options.after) - low))
     after = [entry for entry in log if entry[0] >= saved]
     rows.append((f"all {options.after:g} s after", after, options.after))
+    rows.append(("the whole run, one save", log, time.time() - started))
     return {
         "paths": len(paths),
         "rows": rows,
         "load": os.getloadavg()[0],
-        "misses": miss_summary(after, saved, options.stale_seconds),
+        "misses": miss_summary(after),
     }
 
 
-def miss_summary(after, saved, stale_seconds):
+def miss_summary(after):
     """Where the requests not served from the cache after the save went: how many URLs missed
-    how often, inside and past the stale window, and what a miss cost the reader."""
-    misses = [entry for entry in after if entry[1] not in ("hit", "stale")]
+    how often, and what a miss cost the reader."""
+    misses = [entry for entry in after if entry[1] != "hit"]
     per_url = {}
     for entry in misses:
         per_url[entry[2]] = per_url.get(entry[2], 0) + 1
-    inside = sum(entry[0] < saved + stale_seconds for entry in misses)
     most = sorted(per_url.items(), key=lambda item: -item[1])[:5]
     print("URLs missed most after the save:", ", ".join(f"{path} ({n})" for path, n in most))
-    served = [entry[3] for entry in after if entry[1] in ("hit", "stale")]
+    served = [entry[3] for entry in after if entry[1] == "hit"]
     return (
         f"{len(misses)} requests of {len(after)} after the save not served from the cache "
-        f"({inside} inside the {stale_seconds} s stale window, {len(misses) - inside} past it), "
         f"on {len(per_url)} URLs ({sum(n > 1 for n in per_url.values())} of them more than "
-        f"once); a miss took {mean_ms([e[3] for e in misses])} ms on average, a hit or stale "
-        f"copy {mean_ms(served)} ms."
+        f"once); a miss took {mean_ms([e[3] for e in misses])} ms on average, a hit "
+        f"{mean_ms(served)} ms."
     )
 
 
@@ -164,12 +162,10 @@ def report(result, options):
         f"### {name}, {datetime.date.today():%Y-%m-%d} (commit {commit})",
         "",
         f"{result['paths']} warm URLs (the endpoints kept in the page cache), "
-        f"{options.clients} clients, {options.workers} gunicorn workers, Redis, "
-        f"PAGE_CACHE_STALE_SECONDS={options.stale_seconds}, "
-        f"PAGE_CACHE_REBUILD_SLOTS={options.slots}; one save "
+        f"{options.clients} clients, {options.workers} gunicorn workers, Redis; one save "
         f"{options.before:g} s in; 1-minute load average {result['load']:.1f} at the end.",
         "",
-        "| window | requests | req/s | served from the cache (hit or stale) |",
+        "| window | requests | req/s | served from the cache |",
         "|---|---:|---:|---:|",
     ]
     for label, entries, seconds in result["rows"]:
@@ -179,9 +175,14 @@ def report(result, options):
             + ("" if rate is None else f"{rate:.0%}")
             + " |"
         )
-    after = share(result["rows"][-1][1])
-    verdict = "met" if after is not None and after >= TARGET else "**not met**"
-    lines += ["", result["misses"], "", f"Target: at least {TARGET:.0%} after the save: {verdict}."]
+    whole = share(result["rows"][-1][1])
+    verdict = "met" if whole is not None and whole >= TARGET else "**not met**"
+    lines += [
+        "",
+        result["misses"],
+        "",
+        f"Target: at least {TARGET:.0%} over the run with one save: {verdict}.",
+    ]
     text = "\n".join(lines) + "\n"
     print("\n" + text)
     if options.write:
@@ -206,14 +207,10 @@ def main(argv=None):
     parser.add_argument(
         "--database-url", default=env("DATABASE_URL", f"sqlite:///{ROOT}/db.sqlite3")
     )
-    parser.add_argument("--before", type=float, default=3.0, help="s of load before the save")
-    parser.add_argument("--after", type=float, default=10.0, help="s of load after it")
+    parser.add_argument("--before", type=float, default=30.0, help="s of load before the save")
+    parser.add_argument("--after", type=float, default=30.0, help="s of load after it")
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument(
-        "--stale-seconds", type=int, default=30, help="PAGE_CACHE_STALE_SECONDS of the server"
-    )
-    parser.add_argument("--slots", type=int, default=1, help="PAGE_CACHE_REBUILD_SLOTS")
     parser.add_argument("--write", action="store_true", help=f"record the run in {RESULTS}")
     options = parser.parse_args(argv)
     report(measure(options), options)

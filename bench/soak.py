@@ -57,7 +57,7 @@ import json
 from citations.models import Paper
 from notes.models import ResearchNote
 from bottlenecks.models import Layer
-from rlscaling.publishing import Status
+from publishing.models import Status
 
 contested = []
 for n in range(3):
