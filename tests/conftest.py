@@ -5,20 +5,32 @@ open transaction on the test database, and each test runs inside it in a savepoi
 rolled back, so what one test writes the next never sees. A test that does not ask for `demo`
 gets the database without it (the transaction is rolled back before that test starts), and tests
 are ordered so that those needing the demo run together. Transactional tests (live servers,
-`transaction=True`) cannot run inside a transaction: `demo` loads and commits the content for
-them, and pytest-django flushes it afterwards."""
+`transaction=True`) cannot run inside a transaction: `demo` commits the content for them
+(CommittedDemo), and pytest-django flushes it afterwards."""
 
-from pathlib import Path
+import atexit
+import os
+import shutil
+import tempfile
 
 import pytest
+from django.apps import apps
 from django.conf import settings
+from django.contrib.contenttypes.models import ContentType
 from django.core.cache import cache
-from django.db import transaction
+from django.core.management.color import no_style
+from django.db import connection, transaction
 from django.test import override_settings
 
-from rlscaling.demo_content import DemoLoader
-from rlscaling.publishing.schedule import remember_next_scheduled_change
 from tests.factories import UserFactory
+from web.demo_content import DemoLoader
+
+# Hypothesis keeps its example database and caches in a directory of this process, removed at
+# exit: by default it writes .hypothesis/ in the working tree and replays what it finds there,
+# so a run would depend on the runs before it.
+if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = tempfile.mkdtemp(prefix="rlscaling-hypothesis-")
+    atexit.register(shutil.rmtree, os.environ["HYPOTHESIS_STORAGE_DIRECTORY"], ignore_errors=True)
 
 SHARED_DEMO_FIXTURE = "_shared_demo"
 DATABASE_FIXTURES = {"db", "transactional_db", "live_server", "django_db_reset_sequences"}
@@ -96,6 +108,56 @@ def pytest_collection_modifyitems(items):
     items.sort(key=order)
 
 
+class CommittedDemo:
+    """The demo content for transactional tests, which cannot share the open transaction.
+    The loader runs once per process (thousands of saves and their signals, about 4 s); its
+    rows are kept and written back, table by table, for each later test that asks (a fraction
+    of a second). pytest-django flushes every table after such a test, and the flush's
+    post_migrate adds content types and permissions again: those rows are replaced by the kept
+    ones, whose ids the rest of the demo refers to."""
+
+    rows = None  # {table: (columns, rows)}
+
+    @classmethod
+    def load(cls):
+        if cls.rows is None:
+            DemoLoader().load()
+            cls.rows = cls.read()
+        else:
+            cls.write_back()
+
+    @staticmethod
+    def tables():
+        return connection.introspection.django_table_names(only_existing=True, include_views=False)
+
+    @classmethod
+    def read(cls):
+        rows = {}
+        with connection.cursor() as cursor:
+            for table in cls.tables():
+                cursor.execute(f"SELECT * FROM {connection.ops.quote_name(table)}")
+                rows[table] = ([column[0] for column in cursor.description], cursor.fetchall())
+        return rows
+
+    @classmethod
+    def write_back(cls):
+        quote = connection.ops.quote_name
+        # Foreign keys are deferred to the commit on both databases, so table order is free.
+        with transaction.atomic(), connection.cursor() as cursor:
+            for table, (columns, rows) in cls.rows.items():
+                cursor.execute(f"DELETE FROM {quote(table)}")
+                if rows:
+                    names = ", ".join(quote(column) for column in columns)
+                    marks = ", ".join(["%s"] * len(columns))
+                    cursor.executemany(
+                        f"INSERT INTO {quote(table)} ({names}) VALUES ({marks})", rows
+                    )
+            models = apps.get_models(include_auto_created=True)
+            for statement in connection.ops.sequence_reset_sql(no_style(), models):
+                cursor.execute(statement)
+        ContentType.objects.clear_cache()
+
+
 @pytest.fixture(scope="session")
 def _shared_demo(django_db_setup, django_db_blocker):
     shared = SharedDemo(django_db_blocker)
@@ -111,7 +173,7 @@ def demo(request, _shared_demo):
     """The full demo content set, as `make run` loads it."""
     if is_transactional(request.node):
         request.getfixturevalue("transactional_db")
-        DemoLoader().load()
+        CommittedDemo.load()
     else:
         request.getfixturevalue("db")
 
@@ -119,21 +181,31 @@ def demo(request, _shared_demo):
 @pytest.fixture(autouse=True)
 def _fresh_cache():
     """Each test starts with an empty cache (pages and throttle counters): the database rolls
-    back between tests, and cached pages (rlscaling/caching.py) must not outlive their rows."""
+    back between tests, and cached pages (pagecache/caching.py) must not outlive their rows."""
     cache.clear()
-    # The cleared cache held "the next scheduled publication change" too (publishing/schedule.py):
-    # a test starts with no scheduled rows, and each save that schedules one updates it.
-    remember_next_scheduled_change(None)
     yield
     cache.clear()
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _static_root():
+def _static_root(tmp_path_factory):
     """WhiteNoise serves STATIC_ROOT, which collectstatic fills on a deploy; the suite serves
     static files from the app directories (DEBUG-free, like production) and needs only that the
-    directory exists."""
-    Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+    directory exists: an empty one of its own, never the working tree's staticfiles/ (whatever
+    a collectstatic left there)."""
+    root = tmp_path_factory.mktemp("staticfiles")
+    with override_settings(STATIC_ROOT=root):
+        yield root
+
+
+@pytest.fixture(autouse=True)
+def _own_dump_dir(tmp_path, monkeypatch):
+    """Each test has a dump directory of its own, empty (settings.DUMP_DIR, and DUMP_DIR for the
+    processes it starts): the working tree's var/dumps, where `make run`'s worker writes the
+    daily dump, is never read or written by the suite."""
+    monkeypatch.setenv("DUMP_DIR", str(tmp_path / "dumps"))
+    with override_settings(DUMP_DIR=tmp_path / "dumps"):
+        yield
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -141,6 +213,25 @@ def _no_dump_schedule_from_migrate():
     """The test databases' migrate queues no dump run (a worker in a test would write one);
     tests/exports/test_dump_schedule.py turns it back on where it is the subject."""
     with override_settings(DUMP_SCHEDULE=False):
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_cache():
+    """The suite's cache is always this process's memory, even with REDIS_URL set: each test
+    clears it (_fresh_cache), and clearing a Redis cache empties its whole database under the
+    other workers and anyone else using it. Tests of the Redis paths make a cache of their own
+    on REDIS_URL, under a fresh key prefix, and delete their keys."""
+    if settings.CACHES["default"]["BACKEND"].endswith("LocMemCache"):
+        yield
+        return
+    local = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    with override_settings(
+        CACHES={
+            "default": {**local, "LOCATION": "rlscaling"},
+            "local": {**local, "LOCATION": "local"},
+        }
+    ):
         yield
 
 

@@ -8,8 +8,8 @@ from django.utils import timezone
 from bottlenecks.models import Dimension, Layer, LoopStage
 from citations.models import Citation, CitationPolarity, CitationRole, DatePrecision, Paper
 from notes.models import CommunityPost, Question, ResearchNote
-from rlscaling.publishing import Status
-from rlscaling.publishing.editors import EDITORS_GROUP
+from publishing.editors import EDITORS_GROUP
+from publishing.models import Status
 
 USER_PASSWORD = "a-long-test-password"
 

@@ -32,7 +32,7 @@ def admin_urls(model, obj=None):
 
 
 # Edited only inline on their parent's page.
-INLINE_ONLY = {"Authorship", "ReportedFigure", "SignalLayer"}
+INLINE_ONLY = {"Authorship", "SignalLayer", "TestOutcome"}
 DERIVED = {"CitationCount", "CitingTimelineCount"}  # recounted from the edges (citations/counts.py)
 # Found by a scan of the papers, shown on the possible duplicates page (citations/duplicates.py).
 DERIVED |= {"DuplicateScan", "PossibleDuplicatePair"}

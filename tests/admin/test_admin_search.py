@@ -122,6 +122,7 @@ def plan_of(queryset):
         return "\n".join(row[0] for row in cursor.fetchall())
 
 
+@pytest.mark.slow  # an EXPLAIN: guards the index (PostgreSQL, CI's slow step)
 @on_postgresql
 @pytest.mark.parametrize(
     ("field", "index"),
@@ -148,6 +149,7 @@ def test_each_searched_paper_field_can_be_read_from_its_trigram_index(rf, editor
     assert index in plan_of(rows)
 
 
+@pytest.mark.slow  # an EXPLAIN: guards the index (PostgreSQL, CI's slow step)
 @on_postgresql
 def test_the_citing_sentence_can_be_read_from_its_trigram_index(rf, editor):
     from django.contrib import admin

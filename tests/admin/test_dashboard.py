@@ -9,9 +9,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from citations.models import Paper
-from rlscaling.publishing import Status
-from rlscaling.publishing.models import format_moment
-from rlscaling.publishing.revisions import DraftRevision
+from publishing.models import Status, format_moment
+from publishing.revisions import DraftRevision
 from tests.factories import (
     CitationFactory,
     CitationRoleFactory,
@@ -62,7 +61,7 @@ def test_the_dashboard_lists_what_needs_attention_with_links(editor_client):
 def test_every_dashboard_link_answers_with_the_filtered_list(editor_client):
     hub = content(2)
     CitationFactory(cited_paper=hub, role=CitationRoleFactory())  # polarity still missing
-    from rlscaling.publishing.dashboard import editor_dashboard
+    from web.dashboard import editor_dashboard
 
     request = editor_client.get(INDEX).wsgi_request
     for section in editor_dashboard(request):

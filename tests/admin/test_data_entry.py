@@ -7,10 +7,10 @@ from django.contrib import admin
 from django.urls import reverse
 
 from citations.models import Author, Paper
+from core.markdown import MARKDOWN_HELP, PLAIN_TEXT_HELP
 from notes.models import ResearchNote
-from rlscaling.markdown import MARKDOWN_HELP, PLAIN_TEXT_HELP
-from rlscaling.models import Tag
-from rlscaling.publishing.admin import PublishableAdmin
+from publishing.admin import PublishableAdmin
+from tags.models import Tag
 from tests.factories import PaperFactory, ResearchNoteFactory
 from tests.helpers import admin_form_data, token_client
 

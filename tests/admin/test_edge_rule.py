@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from citations.admin import INLINE_EDGE_LIMIT
 from citations.models import Citation, CitationCount, Paper
-from rlscaling.publishing import Status
+from publishing.models import Status
 from tests.factories import (
     CitationFactory,
     CitationPolarityFactory,

@@ -43,7 +43,7 @@ def revert(client, obj, record):
 
 @pytest.fixture
 def note(editor_client):
-    """A note saved once through the admin with tags, a layer and two figures."""
+    """A note saved once through the admin with tags and a layer."""
     note = ResearchNoteFactory(title="A note with relations")
     first, second = LayerFactory(name="Rewards"), LayerFactory(name="Rollouts")
     note._layers = (first, second)
@@ -52,15 +52,6 @@ def note(editor_client):
         note,
         tags="scaling laws, rewards",
         layers=[str(first.pk)],
-        **{
-            "figures-TOTAL_FORMS": "2",
-            "figures-0-value": "2.29×",
-            "figures-0-label": "higher throughput",
-            "figures-0-order": "0",
-            "figures-1-value": "40%",
-            "figures-1-label": "less compute",
-            "figures-1-order": "1",
-        },
     )
     return note
 
@@ -69,22 +60,21 @@ def latest_two(obj):
     return list(obj.history.order_by("-history_date", "-history_id")[:2])
 
 
-def test_tags_layers_and_figures_are_recorded_with_each_change(editor_client, note):
+def test_tags_and_layers_are_recorded_with_each_change(editor_client, note):
     recorded = latest_two(note)[0].related_snapshot
     assert recorded["m2m"]["tags"] == ["rewards", "scaling laws"]
     assert recorded["m2m"]["layers"] == [note._layers[0].pk]
-    assert [row["value"] for row in recorded["children"]["figures"]] == ["2.29×", "40%"]
+    # A note's figures are claims now, with histories of their own (which notes they are on).
+    assert recorded["children"] == {}
 
 
-def test_revert_restores_tags_layers_and_figures(editor_client, note):
+def test_revert_restores_tags_and_layers(editor_client, note):
     before = latest_two(note)[0]
     data = admin_form_data(editor_client.get(url(note, "change")), ResearchNote)
     data.update(
         {
             "tags": ["replaced"],
             "layers": [str(note._layers[1].pk)],
-            "figures-0-DELETE": ["on"],
-            "figures-1-value": ["41%"],
         }
     )
     assert editor_client.post(url(note, "change"), data).status_code == 302
@@ -97,10 +87,6 @@ def test_revert_restores_tags_layers_and_figures(editor_client, note):
     note = ResearchNote.objects.get(pk=note.pk)
     assert sorted(note.tags.names()) == ["rewards", "scaling laws"]
     assert [layer.name for layer in note.layers.all()] == ["Rewards"]
-    assert [(f.value, f.label) for f in note.figures.all()] == [
-        ("2.29×", "higher throughput"),
-        ("40%", "less compute"),
-    ]
 
 
 def test_revert_restores_the_order_of_authors(editor_client):
@@ -160,7 +146,6 @@ def test_a_deleted_note_is_listed_and_recovered_with_its_relations(editor_client
     assert recovered.title == "A note with relations"
     assert sorted(recovered.tags.names()) == ["rewards", "scaling laws"]
     assert [layer.name for layer in recovered.layers.all()] == ["Rewards"]
-    assert recovered.figures.count() == 2
     assert "No deleted research notes to recover." in text_of(editor_client.get(recover_url))
 
 

@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from citations.models import Citation, Paper
 from notes.models import ResearchNote
-from rlscaling.publishing import Status, can_publish
-from rlscaling.publishing.editors import CONTRIBUTORS_GROUP, EDITORS_GROUP
+from publishing.editors import CONTRIBUTORS_GROUP, EDITORS_GROUP
+from publishing.models import Status, can_publish
 from tests.factories import (
     CitationFactory,
     CitationPolarityFactory,

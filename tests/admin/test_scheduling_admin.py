@@ -9,8 +9,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from rlscaling.publishing import Publishable
-from rlscaling.publishing.admin import PublishableAdmin
+from publishing.admin import PublishableAdmin
+from publishing.models import Publishable
 from tests.factories import PaperFactory, ResearchNoteFactory
 from tests.helpers import admin_form_data, text_of
 

@@ -7,8 +7,8 @@ from django.urls import reverse
 
 from citations.models import Paper
 from notes.models import ResearchNote
-from rlscaling.publishing import StaleEditError
-from rlscaling.publishing.admin import PublishableAdmin
+from publishing.admin import PublishableAdmin
+from publishing.models import StaleEditError
 from tests.factories import PaperFactory, ResearchNoteFactory
 from tests.helpers import admin_form_data
 

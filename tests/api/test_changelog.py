@@ -7,7 +7,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from rlscaling.api.changelog import CHANGELOG
+from apikit.changelog import CHANGELOG
 
 pytestmark = pytest.mark.django_db
 

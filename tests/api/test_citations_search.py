@@ -58,6 +58,7 @@ def test_percent_and_underscore_are_searched_as_themselves(client, db):
     assert found(client, "50%") == {percent.pk}
 
 
+@pytest.mark.slow  # an EXPLAIN: guards the index (PostgreSQL, CI's slow step)
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL indexes")
 def test_a_rare_word_reads_the_edges_through_indexes_on_postgresql(db):
     PaperFactory(title="Walrus scaling laws")

@@ -2,7 +2,8 @@
 
 import pytest
 
-from bottlenecks.models import Claim, Layer
+from bottlenecks.models import Layer
+from evidence.models import Claim
 from tests.factories import ClaimFactory, LayerFactory, PaperFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo")]

@@ -33,7 +33,7 @@ def crowded(_shared_demo, django_db_blocker):
             note.papers.add(hub)
             note.layers.add(layers[n])
             note.tags.add(f"extra-{n}", "grpo")
-            note.figures.create(value=f"{n}%", label="a figure")
+            ClaimFactory(figure=f"{n}%", unit="a figure").notes.add(note)
             CitationFactory(cited_paper=hub)
         CitationRoleFactory.create_batch(55)
         CitationPolarityFactory.create_batch(55)

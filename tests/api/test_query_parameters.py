@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from rlscaling.api.params import parameters_for_view, view_query_parameters
+from apikit.params import parameters_for_view, view_query_parameters
 from tests.helpers import ART_OF_SCALING
 
 pytestmark = pytest.mark.django_db

@@ -25,6 +25,9 @@ def test_api_root_lists_every_resource(anon):
         "layers",
         "analyses",
         "claims",
+        "benchmarks",
+        "series",
+        "results",
     }
 
 
@@ -103,6 +106,14 @@ def test_paper_lookup_by_arxiv_id(anon):
     assert anon.get("/api/v1/papers/by-arxiv/2510.13786v3/").json()["slug"] == ART_OF_SCALING
 
 
+def test_lookups_take_a_format_suffix_like_every_other_route(anon):
+    # The router adds `.json` / `.api` to every route, these included.
+    response = anon.get("/api/v1/papers/by-arxiv/2510.13786.json")
+    assert response.status_code == 200 and response.json()["slug"] == ART_OF_SCALING
+    assert anon.get("/api/v1/papers/by-arxiv/0.json").status_code in (400, 404)
+    assert anon.get("/api/v1/papers/by-doi/10.0000/none.json").status_code == 404
+
+
 def test_unknown_arxiv_id_is_404_and_malformed_is_400(anon):
     assert anon.get("/api/v1/papers/by-arxiv/2101.00001/").status_code == 404
     response = anon.get("/api/v1/papers/by-arxiv/not-an-id/")
@@ -173,13 +184,20 @@ def test_research_notes(anon):
         "/api/v1/notes/when-do-larger-batches-help-scale-llm-reinforcement-learning/"
     ).json()
     assert "2.29×" in note["summary"]
-    assert note["figures"][:2] == [
+    # A note's figures are the figures of its published claims, in the note's order.
+    assert note["figures"] == [
         {
             "value": "2.29×",
-            "label": "higher generation throughput (with batch-aware learning-rate retuning)",
-            "order": 10,
+            "label": "higher generation throughput",
+            "order": 1,
+            "claim": "batch-2-29x-generation-throughput",
         },
-        {"value": "29%", "label": "lower GRPO time-to-target", "order": 20},
+        {
+            "value": "29%",
+            "label": "lower GRPO time-to-target",
+            "order": 2,
+            "claim": "batch-29-percent-time-to-target",
+        },
     ]
     assert note["papers"] == ["when-do-larger-batches-help-scale-llm-reinforcement-learning"]
 

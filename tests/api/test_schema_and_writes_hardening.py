@@ -4,8 +4,8 @@ get the API's 404, and a PATCH without a precondition is applied (point 12)."""
 import pytest
 from django.test import Client
 
+from apikit.concurrency import VersionedWritesMixin
 from citations.models import Paper
-from rlscaling.api.concurrency import VersionedWritesMixin
 from tests.factories import PaperFactory
 from tests.helpers import ART_OF_SCALING, token_client
 

@@ -381,7 +381,7 @@ def test_a_write_that_loses_the_race_is_refused(editor_api, paper_url, monkeypat
     """Between reading the row and saving it, another editor saves: the compare-and-swap
     on `version` refuses the second write (409) instead of overwriting the first. (Without
     `version` or If-Match the write asks for no check and is applied: test_schema_and_writes.)"""
-    from rlscaling.api import concurrency as api
+    from apikit import concurrency as api
 
     original = api.VersionedWritesMixin.submitted_version
 

@@ -17,7 +17,7 @@ def page_types():
     from bottlenecks.models import Layer
     from citations.models import Paper
     from notes.models import ResearchNote
-    from rlscaling.tags import public_tags
+    from tags.counts import public_tags
 
     hub = Paper.objects.published().filter(citations_received__isnull=False).first()
     return {
@@ -56,10 +56,15 @@ def violations(page):
     ]
 
 
+# Every page type at one width and theme in the default suite (about 20 s); the dark theme
+# and the phone width in the slow step, where CI runs them on every change.
 @pytest.mark.parametrize(
     "viewport,scheme",
-    [((1280, 900), "light"), ((1280, 900), "dark"), ((390, 844), "light")],
-    ids=["1280-light", "1280-dark", "390-light"],
+    [
+        pytest.param((1280, 900), "light", id="1280-light"),
+        pytest.param((1280, 900), "dark", id="1280-dark", marks=pytest.mark.slow),
+        pytest.param((390, 844), "light", id="390-light", marks=pytest.mark.slow),
+    ],
 )
 def test_every_page_type_passes_axe(site, chromium, viewport, scheme):
     width, height = viewport

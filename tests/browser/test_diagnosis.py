@@ -2,6 +2,7 @@
 guide's "where scaling breaks" table through the four steps to a saved plan (the Markdown
 download and the printed page). Screenshots go to test-artifacts/ (or $SCREENSHOT_DIR)."""
 
+import json
 import os
 import re
 from pathlib import Path
@@ -66,12 +67,13 @@ def test_a_team_diagnoses_a_plateau_and_saves_the_plan(page, site, tmp_path):
         "&task_family=math"
     )
     assert page.url == f"{site}/diagnose/bottlenecks/?{query}"
-    ranked = page.locator(".ranked-layer h3").all_inner_texts()
-    assert [re.sub(r"\s+", " ", name) for name in ranked] == [
+    # textContent, not innerText: the badges' CSS upper-cases what is shown.
+    ranked = page.locator(".ranked-layer h3").all_text_contents()
+    assert [re.sub(r"\s+", " ", name).strip() for name in ranked] == [
         "Compute score 5",
         "Rollouts score 3",
-        "Rewards score 1",
-        "Evaluation score 1",
+        "Rewards score 1 tied at rank 3",
+        "Evaluation score 1 tied at rank 3",
     ]
     assert page.get_by_text("Why it ranks here").count() == 4
     assert fits_the_viewport(page)
@@ -101,7 +103,17 @@ def test_a_team_diagnoses_a_plateau_and_saves_the_plan(page, site, tmp_path):
     markdown = saved.read_text()
     assert markdown.startswith("# RL scaling diagnosis")
     assert f"/diagnose/plan/?{query}" in markdown
-    assert "1. **Compute** (score 5)" in markdown
+    assert "1. **[Compute](" in markdown and "(score 5)" in markdown
+    assert "- If: Useful experience per hour and time to target rise" in markdown
+
+    # The same plan as JSON, for tools.
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Download as JSON").click()
+    saved_json = tmp_path / download_info.value.suggested_filename
+    download_info.value.save_as(saved_json)
+    plan = json.loads(saved_json.read_text())
+    assert plan["test"]["slug"] == "useful-experience-per-hour"
+    assert set(plan["relieve_only_one_of"]) <= set(plan["test"]["points_to"])
     (SHOTS / f"diagnose-plan-{page.viewport_name}.md").write_text(markdown)
 
     page.emulate_media(media="print")

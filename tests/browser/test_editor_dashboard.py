@@ -11,8 +11,8 @@ from django.http import QueryDict
 from django.utils import timezone
 
 from notes.models import ResearchNote
-from rlscaling.publishing import Status
-from rlscaling.publishing.revisions import DraftRevision
+from publishing.models import Status
+from publishing.revisions import DraftRevision
 from tests.factories import USER_PASSWORD, ResearchNoteFactory, UserFactory
 
 ROOT = Path(__file__).resolve().parents[2]

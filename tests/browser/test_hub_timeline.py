@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from citations.models import DatePrecision, Paper, recount_citations
-from rlscaling.caching import bump_generation
+from pagecache.caching import bump_generation
 from tests.helpers import ART_OF_SCALING
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]

@@ -162,7 +162,7 @@ def test_editing_a_paper_keeps_its_own_identifiers(editor_api):
 
 
 def test_the_demo_loader_normalises_and_refuses_through_model_validation():
-    from rlscaling.demo_content import DemoLoader
+    from web.demo_content import DemoLoader
 
     typed = {"title": "D", "arxiv_id": "arXiv:2510.13786v2"}
     paper = DemoLoader().upsert(Paper, {"slug": "demo"}, typed)

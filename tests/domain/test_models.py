@@ -3,7 +3,7 @@ from django.db import IntegrityError, transaction
 
 from citations.models import Citation, Paper
 from notes.models import ResearchNote
-from rlscaling.publishing import Status
+from publishing.models import Status
 from tests.factories import CitationFactory, PaperFactory, ResearchNoteFactory
 
 pytestmark = pytest.mark.django_db

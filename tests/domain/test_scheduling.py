@@ -1,26 +1,22 @@
-"""Scheduling is explicit (issue 13, point 6): a state computed from status, published_at and
-unpublish_at; expiry hides an item; every surface switches at the due second, cached pages and
-stored citing counts included, with no cron job."""
+"""Scheduling is explicit: "published" with a future time is stored as "scheduled"; what
+readers see follows the status alone; `manage.py publish_scheduled` (run every minute) publishes
+scheduled rows whose time has come and unpublishes expired ones, on every surface, cached pages
+and stored citing counts included, and announces it to the page cache."""
 
 import datetime
-import time
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
 from citations.models import CitationCount, Paper
 from notes.models import ResearchNote
-from rlscaling import caching
-from rlscaling.publishing.models import PublicationState
-from rlscaling.publishing.schedule import (
-    forget_next_scheduled_change,
-    handle_due_changes,
-    next_scheduled_change,
-    seconds_until_next_scheduled_change,
-    swept_until,
-)
+from pagecache import caching
+from publishing.management.commands.publish_scheduled import due_q, flip, publish_scheduled
+from publishing.models import PublicationState, Status
+from publishing.signals import content_changed
 from tests.factories import CitationFactory, PaperFactory, ResearchNoteFactory
 from tests.helpers import at, text_of
 
@@ -110,86 +106,134 @@ def test_a_scheduled_item_preview_says_scheduled_not_draft(editor_client):
     assert "Expired on" in text_of(editor_client.get(expired.get_absolute_url()))
 
 
-def test_cached_pages_live_no_longer_than_the_next_scheduled_change():
-    assert caching.page_cache_seconds() == 300
-    ResearchNoteFactory(published_at=timezone.now() + datetime.timedelta(seconds=90))
-    assert 88 <= caching.page_cache_seconds() <= 90
-    ResearchNoteFactory(unpublish_at=timezone.now() + datetime.timedelta(seconds=30))
-    assert 28 <= seconds_until_next_scheduled_change() <= 30
-    assert caching.page_cache_seconds() <= 30
+def test_a_future_publication_is_stored_as_scheduled_and_hidden():
+    note = ResearchNoteFactory(published_at=timezone.now() + HOUR)
+    assert note.status == Status.SCHEDULED
+    assert note not in ResearchNote.objects.published()
+    assert note in ResearchNote.objects.scheduled()
+    ResearchNote.objects.filter(pk=note.pk).update(status=Status.DRAFT)
+    ResearchNote.objects.filter(pk=note.pk).publish()  # the bulk action schedules it too
+    note.refresh_from_db()
+    assert note.status == Status.SCHEDULED
 
 
-def test_the_next_change_is_looked_up_once_then_kept_current_by_saves(
-    django_assert_num_queries,
-):
-    forget_next_scheduled_change()
-    later = ResearchNoteFactory(published_at=timezone.now() + 2 * HOUR).published_at
-    assert next_scheduled_change() == later  # looked up
-    with django_assert_num_queries(0):
-        assert next_scheduled_change() == later
-    sooner = PaperFactory(unpublish_at=timezone.now() + HOUR).unpublish_at
-    with django_assert_num_queries(0):
-        assert next_scheduled_change() == sooner
-
-
-def test_with_the_page_cache_off_the_next_change_is_still_remembered(
-    settings, django_assert_num_queries
-):
-    # PAGE_CACHE_SECONDS=0 (the benchmark's uncached server) once meant "remember for 0 s":
-    # one aggregate per Publishable model on every request.
-    settings.PAGE_CACHE_SECONDS = 0
-    forget_next_scheduled_change()
-    later = ResearchNoteFactory(published_at=timezone.now() + 2 * HOUR).published_at
-    assert next_scheduled_change() == later  # looked up
-    with django_assert_num_queries(0):
-        assert next_scheduled_change() == later
-
-
-def test_cached_pages_feeds_and_api_switch_at_the_due_second(client):
-    """Real time: an item due in two seconds, another expiring then; each surface is fetched
-    (and cached) before, and shows the change right after, without any save in between."""
-    surfaces = ["/feeds/latest.atom", "/api/v1/notes/", "/notes/", "/sitemap-notes.xml"]
-    for path in surfaces:  # warm up (imports, first queries), so the timing below holds
-        client.get(path)
-    caching.bump_generation()
-    due = timezone.now().replace(microsecond=0) + datetime.timedelta(seconds=3)
-    coming = ResearchNoteFactory(title="Coming note", published_at=due)
-    going = ResearchNoteFactory(title="Going note", unpublish_at=due)
-    for path in surfaces:
-        for _ in range(2):  # the second answer comes from the cache
-            body = client.get(path).content.decode()
-        assert "Going note" in body or going.slug in body, path
-        assert "Coming note" not in body and coming.slug not in body, path
-    assert client.get(coming.get_absolute_url()).status_code == 404
-    assert timezone.now() < due, "too slow to check the state before the due time"
-
-    time.sleep(max(0, (due - timezone.now()).total_seconds()) + 0.05)
-    for path in surfaces:
-        body = client.get(path).content.decode()
-        assert "Coming note" in body or coming.slug in body, path
-        assert "Going note" not in body and going.slug not in body, path
-    assert client.get(coming.get_absolute_url()).status_code == 200
-    assert client.get(going.get_absolute_url()).status_code == 404
-
-
-@pytest.mark.parametrize("path", ["/notes/", "/api/v1/notes/"])
-def test_a_page_cached_before_an_item_was_scheduled_shows_it_when_it_comes_due(client, path):
-    """The page is stored with the lifetime known then; the item scheduled afterwards is out
-    of public view, so its save does not make the page stale. The due change must still reach
-    the cached answer (the page cache reads the next scheduled change in its one round trip)."""
+def test_what_readers_see_follows_the_status_not_the_clock():
+    """No surface compares times with the clock any more: a scheduled row whose time has come
+    stays hidden until the command publishes it."""
     now = timezone.now()
-    for _ in range(2):
-        assert "Later note" not in client.get(path).content.decode()
-    assert client.get(path)["X-Page-Cache"] == "hit"
-    ResearchNoteFactory(title="Later note", published_at=now + HOUR)
-    assert "Later note" not in client.get(path).content.decode()
-    with at(now + HOUR + datetime.timedelta(seconds=1)):
-        assert "Later note" in client.get(path).content.decode()
+    note = ResearchNoteFactory(published_at=now + HOUR)
+    with at(now + 2 * HOUR):
+        assert note not in ResearchNote.objects.published()
+        assert Client().get(note.get_absolute_url()).status_code == 404
+        call_command("publish_scheduled", verbosity=0)
+        assert note in ResearchNote.objects.published()
 
 
-def test_stored_citing_counts_follow_the_schedule_without_a_save(client):
+SURFACES = ["/feeds/latest.atom", "/api/v1/notes/", "/notes/", "/sitemap-notes.xml"]
+
+
+def test_scheduled_rows_appear_and_expire_on_every_surface_when_the_command_runs(client):
+    """Each surface is fetched (and cached) before; after the due time it still shows the
+    old state until the command runs, then the new one (the command's saves announce it)."""
+    now = timezone.now()
+    coming = ResearchNoteFactory(title="Coming note", published_at=now + HOUR)
+    going = ResearchNoteFactory(title="Going note", unpublish_at=now + HOUR)
+    later = now + HOUR + datetime.timedelta(seconds=1)
+    with at(later):
+        for path in SURFACES:
+            for _ in range(2):  # the second answer comes from the cache
+                body = client.get(path).content.decode()
+            assert "Going note" in body or going.slug in body, path
+            assert "Coming note" not in body and coming.slug not in body, path
+        assert client.get(path)["X-Page-Cache"] == "hit"
+
+        call_command("publish_scheduled", verbosity=0)
+        for path in SURFACES:
+            body = client.get(path).content.decode()
+            assert "Coming note" in body or coming.slug in body, path
+            assert "Going note" not in body and going.slug not in body, path
+        assert client.get(coming.get_absolute_url()).status_code == 200
+        assert client.get(going.get_absolute_url()).status_code == 404
+    coming.refresh_from_db()
+    going.refresh_from_db()
+    assert (coming.status, going.status) == (Status.PUBLISHED, Status.DRAFT)
+    assert going.get_publication_state_display(later).startswith("Expired on ")
+    assert coming.history.first().history_change_reason == "Scheduled change came due"
+
+
+def test_the_command_announces_what_it_changes_and_nothing_else():
+    now = timezone.now()
+    ResearchNoteFactory(published_at=now + HOUR)
+    ResearchNoteFactory(unpublish_at=now + 2 * HOUR)
+    heard = []
+
+    def listener(sender, withdrawal, **kwargs):
+        heard.append((sender, withdrawal))
+
+    content_changed.connect(listener)
+    try:
+        assert publish_scheduled() == {"published": 0, "unpublished": 0}
+        assert heard == []
+        with at(now + HOUR):
+            assert publish_scheduled() == {"published": 1, "unpublished": 0}
+        assert heard == [(ResearchNote, False)]
+        with at(now + 2 * HOUR):
+            assert publish_scheduled() == {"published": 0, "unpublished": 1}
+        assert heard == [(ResearchNote, False), (ResearchNote, True)]
+    finally:
+        content_changed.disconnect(listener)
+
+
+def test_the_command_is_idempotent():
+    now = timezone.now()
+    note = ResearchNoteFactory(published_at=now + HOUR)
+    with at(now + 2 * HOUR):
+        call_command("publish_scheduled", verbosity=0)
+        note.refresh_from_db()
+        version, records = note.version, note.history.count()
+        generation = caching.current_generation()
+        call_command("publish_scheduled", verbosity=0)
+    note.refresh_from_db()
+    assert (note.status, note.version, note.history.count()) == (
+        Status.PUBLISHED,
+        version,
+        records,
+    )
+    assert caching.current_generation() == generation  # nothing changed, nothing announced
+
+
+def test_a_second_run_that_read_the_same_rows_does_no_harm():
+    """Two runs at once (cron overlapping a slow run): the one that saves second finds the
+    rows saved since it read them and leaves them (the save is a compare-and-swap on the
+    version; on PostgreSQL it would not even read rows the first run holds locked)."""
+    now = timezone.now()
+    coming = ResearchNoteFactory(published_at=now + HOUR)
+    going = ResearchNoteFactory(unpublish_at=now + HOUR)
+    later = now + 2 * HOUR
+    with at(later):
+        read_by_the_second = list(ResearchNote._base_manager.filter(due_q(later)).order_by("pk"))
+        assert len(read_by_the_second) == 2
+        assert publish_scheduled() == {"published": 1, "unpublished": 1}
+        records = coming.history.count() + going.history.count()
+        assert [flip(row) for row in read_by_the_second] == [False, False]
+    assert coming.history.count() + going.history.count() == records
+    coming.refresh_from_db()
+    going.refresh_from_db()
+    assert (coming.status, going.status) == (Status.PUBLISHED, Status.DRAFT)
+
+
+def test_an_editors_save_after_the_due_time_makes_the_change_itself():
+    now = timezone.now()
+    note = ResearchNoteFactory(published_at=now + HOUR)
+    with at(now + 2 * HOUR):
+        note.title = "Edited after its time came"
+        note.save()
+    assert note.status == Status.PUBLISHED
+
+
+def test_stored_citing_counts_follow_the_command(client):
     """An edge that appears on schedule and one whose citing paper expires: the stored counts
-    (citations/counts.py) are right for the first request after the due time."""
+    (citations/counts.py) move when the command saves them, as for an editor's save."""
     now = timezone.now()
     hub = PaperFactory()
     CitationFactory(cited_paper=hub)
@@ -197,28 +241,12 @@ def test_stored_citing_counts_follow_the_schedule_without_a_save(client):
     expiring = CitationFactory(cited_paper=hub).citing_paper
     expiring.unpublish_at = now + 2 * HOUR
     expiring.save()
-    handle_due_changes(now)  # the sweep so far
     assert CitationCount.objects.get(paper=hub).total == 2
 
     with at(now + HOUR + datetime.timedelta(seconds=1)):
-        client.get("/")
+        publish_scheduled()
         assert CitationCount.objects.get(paper=hub).total == 3
         assert client.get(f"/api/v1/papers/{hub.slug}/").json()["citing_counts"]["total"] == 3
     with at(now + 2 * HOUR + datetime.timedelta(seconds=1)):
-        client.get("/api/v1/papers/")
+        publish_scheduled()
         assert CitationCount.objects.get(paper=hub).total == 2
-
-
-def test_a_direct_publication_is_not_handled_again_as_a_scheduled_change(client):
-    """A note published now is announced by its own save (the cache's generation moves then).
-    When the remembered next change expires (every PAGE_CACHE_SECONDS), the look-up finds its
-    publication time after the last sweep and sweeps; that sweep made every cached page stale
-    a second time, as a withdrawal (no stale copy served: every warm page re-rendered by every
-    request until stored), minutes after any editor published anything."""
-    handle_due_changes(timezone.now() - datetime.timedelta(minutes=1))  # the last sweep
-    note = ResearchNoteFactory(title="Direct note", published_at=timezone.now())
-    forget_next_scheduled_change()  # as when the remembered value expires
-    generation = caching.current_generation()
-    assert "Direct note" in client.get("/notes/").content.decode()
-    assert caching.current_generation() == generation
-    assert swept_until() >= note.published_at  # swept all the same: the next look-up is short

@@ -12,9 +12,9 @@ from django.core.management import call_command
 from django.test import Client, override_settings
 
 from citations.models import Citation, Paper
-from rlscaling.dump import latest_dump, tables
-from rlscaling.models import Tag
+from tags.models import Tag
 from tests.factories import PaperFactory
+from web.dump import latest_dump, tables
 
 pytestmark = pytest.mark.django_db
 
@@ -112,7 +112,7 @@ def test_the_latest_dump_has_a_stable_address(demo, tmp_path):
 def test_the_task_queue_regenerates_the_dump_daily(demo, tmp_path):
     from django_tasks_db.models import DBTaskResult
 
-    from rlscaling.dump_tasks import regenerate_dump
+    from web.dump_tasks import regenerate_dump
 
     with override_settings(DUMP_DIR=tmp_path):
         regenerate_dump.call()

@@ -19,8 +19,8 @@ from django.utils import timezone
 from django_tasks import TaskResultStatus
 from django_tasks_db.models import DBTaskResult
 
-from rlscaling.dump import PREFIX, latest_dump
-from rlscaling.dump_tasks import (
+from web.dump import PREFIX, latest_dump
+from web.dump_tasks import (
     DUMP_INTERVAL,
     KEEP_DUMPS,
     ensure_dump_scheduled,
@@ -119,7 +119,7 @@ def test_a_failing_write_does_not_end_the_chain(dumps, monkeypatch):
     def broken(directory):
         raise OSError("disk full")
 
-    monkeypatch.setattr("rlscaling.dump.write_dump", broken)
+    monkeypatch.setattr("web.dump.write_dump", broken)
     with pytest.raises(OSError):
         regenerate_dump.call()
     assert pending_runs().count() == 1
@@ -162,7 +162,7 @@ def test_a_fresh_dump_puts_the_next_run_a_day_after_it(dumps):
 HOLD_THE_LOCK = """
 import sys
 from django.db import transaction
-from rlscaling.dump_tasks import lock_the_schedule, regenerate_dump
+from web.dump_tasks import lock_the_schedule, regenerate_dump
 with transaction.atomic():
     lock_the_schedule()
     regenerate_dump.enqueue()

@@ -7,7 +7,7 @@ import pytest
 from citations.identity import PaperIdentifier, PendingCitation
 from citations.importers import BadImportFile, make_plan, parse
 from citations.models import Author, Citation, CitationSource, Paper
-from rlscaling.publishing import Status
+from publishing.models import Status
 from tests.factories import PaperFactory
 from tests.helpers import fixture_text, run_import
 

@@ -8,12 +8,12 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
+from bench.openalex_sample import generate
 from citations.identity import PaperIdentifier, PendingCitation
 from citations.importers import BadImportFile, bulk, make_plan, parse, runs
 from citations.importers.bulk import bulk_import, record_batches
 from citations.importers.runs import ImportRun
 from citations.models import Author, Citation, CitationCount, Paper
-from citations.openalex_sample import generate
 from tests.factories import PaperFactory
 
 pytestmark = pytest.mark.django_db

@@ -94,7 +94,7 @@ def test_a_bad_line_in_a_streamed_file_is_named(roles):
 
 def test_an_applied_import_makes_cached_pages_stale(roles, django_capture_on_commit_callbacks):
     """Issue 11, point 6: importers write in bulk; the page cache is told once they commit."""
-    from rlscaling.caching import current_generation
+    from pagecache.caching import current_generation
 
     before = current_generation()
     with django_capture_on_commit_callbacks(execute=True):

@@ -25,7 +25,9 @@ def test_bibtex_names_escapes_and_identifiers():
         "José de la Cruz",
     ]
     assert workshop.identifiers == {"doi": "10.5555/rlscale.2024.17"}
-    assert workshop.year == 2024 and workshop.publication_date is None  # a year is not a date
+    # A year alone is kept as that year, with its precision (not dropped, not made a day).
+    assert (workshop.year, workshop.date_precision) == (2024, "year")
+    assert workshop.publication_date == datetime.date(2024, 1, 1)
     art = records[0]
     assert art.title == "The Art of Scaling Reinforcement Learning Compute for LLMs"
     assert art.identifiers == {"arxiv": "2510.13786"}
@@ -91,7 +93,8 @@ def test_csl_json_names_and_dates():
     assert workshop.authors[0] == "Jan van der Berg"
     assert workshop.authors[2] == "John Smith, Jr."
     assert workshop.authors[3] == "DeepSeek-AI"
-    assert workshop.year == 2024 and workshop.publication_date is None
+    assert (workshop.year, workshop.date_precision) == (2024, "year")
+    assert workshop.publication_date == datetime.date(2024, 1, 1)
     assert rmo.identifiers == {"arxiv": "2210.10760"}
     assert rmo.publication_date == datetime.date(2022, 10, 19)
 

@@ -128,10 +128,12 @@ def test_an_alias_of_a_draft_stays_404_for_the_public(client):
 
 
 def test_a_slug_taken_again_is_no_longer_an_alias(client):
+    # Only by the paper it names: another paper cannot take it (tests/editing/test_slug_aliases).
     paper = PaperFactory(slug="old-name")
     paper.slug = "new-name"
     paper.save()
-    PaperFactory(slug="old-name", title="Another paper")
+    paper.slug = "old-name"
+    paper.save()
     assert client.get("/papers/old-name/").status_code == 200
     assert not PaperSlugAlias.objects.filter(slug="old-name").exists()
 

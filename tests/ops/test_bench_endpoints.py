@@ -15,7 +15,10 @@ from rest_framework.mixins import ListModelMixin
 
 from bench.endpoints import ENDPOINTS, EXCLUDED, TARGETS
 from citations.filters import CitingPaperFilter, ResearchIndexFilter
-from rlscaling.sitemaps import SITEMAPS
+from web.sitemaps import SITEMAPS
+
+# slow (`make test-all`, CI's slow step): the tooling's own check (the bench list).
+pytestmark = pytest.mark.slow
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 NUMERIC_TARGETS = {"citation", "question", "post_year", "year"}

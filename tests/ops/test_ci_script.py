@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+# slow (`make test-all`, CI's slow step): the tooling's own check (.ci/run), not the site.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 # The few tools the check itself needs; no redis-cli, redis-server, pg_ctlcluster or psql.
 TOOLS = ["bash", "make", "dirname", "id", "awk", "ls", "date", "env", "cat"]

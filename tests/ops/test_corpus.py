@@ -8,7 +8,7 @@ from django.db.models import Count, F
 
 from bottlenecks.models import Layer
 from citations.models import Authorship, Citation, CitationPolarity, CitationRole, Paper
-from rlscaling.models import Tag
+from tags.models import Tag
 
 pytestmark = pytest.mark.django_db
 

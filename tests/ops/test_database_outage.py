@@ -24,8 +24,11 @@ from django.test import Client
 from django.urls import path, reverse
 
 from bench.harness import Server
-from rlscaling import middleware
+from core import middleware
 from tests.helpers import SilentRedis, token_client
+
+# slow (`make test-all`, CI's slow step): a PostgreSQL cluster of its own, stopped and started.
+pytestmark = pytest.mark.slow
 
 PG_BIN = Path(os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin"))
 PG_PORTS = range(54330, 54340)  # 54330 unless another run of this suite holds it
@@ -107,7 +110,7 @@ def test_the_500_handler_answers_other_errors_without_a_traceback(rf):
 
 UNREACHABLE_REDIS = {
     "default": {
-        "BACKEND": "rlscaling.cache_backend.ResilientRedisCache",
+        "BACKEND": "pagecache.backend.ResilientRedisCache",
         "LOCATION": "redis://127.0.0.1:8399/0",  # in this suite's port range; nothing listens
         "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.25},
     },

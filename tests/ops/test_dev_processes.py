@@ -14,6 +14,9 @@ import pytest
 
 from tests.helpers import ART_OF_SCALING
 
+# slow (`make test-all`, CI's slow step): `make run`'s processes, started and killed.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -116,7 +119,7 @@ def test_each_log_line_is_printed_once():
         "import django, logging; django.setup(); "
         "logging.getLogger('django.request').warning('request-marker'); "
         "logging.getLogger('django.utils.autoreload').info('info-marker'); "
-        "logging.getLogger('rlscaling.caching').warning('app-marker'); "
+        "logging.getLogger('pagecache.caching').warning('app-marker'); "
         "logging.getLogger('django.server').info('server-marker')"
     )
     result = subprocess.run(

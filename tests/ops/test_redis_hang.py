@@ -1,7 +1,7 @@
 """A Redis that accepts connections but never answers, under gunicorn with production settings
 (issue 11, point 8): pages, API reads and an editor's API write all answer, `/readyz` says the
 cache is degraded, and each worker pays the short socket timeout about once per
-CACHE_RETRY_SECONDS (the circuit breaker in rlscaling/cache_backend.py), not once per request.
+CACHE_RETRY_SECONDS (the circuit breaker in pagecache/backend.py), not once per request.
 
 The cost is counted from the server's log (one "Redis unreachable" line per timeout paid), not
 timed; the latencies are printed for the record (`pytest -s`)."""
@@ -14,6 +14,9 @@ import pytest
 
 from bench.harness import Server
 from tests.helpers import SilentRedis
+
+# slow (`make test-all`, CI's slow step): gunicorn with production settings in subprocesses.
+pytestmark = pytest.mark.slow
 
 PATHS = ["/", "/research/", "/papers/", "/api/v1/papers/", "/api/v1/notes/", "/bottlenecks/"]
 RETRY_SECONDS = 2

@@ -9,6 +9,9 @@ import pytest
 
 from bench.harness import Server, answers
 
+# slow (`make test-all`, CI's slow step): gunicorn with production settings in subprocesses.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def sqlite_url(tmp_path):

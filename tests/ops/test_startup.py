@@ -2,6 +2,7 @@
 `manage.py devserver` runs it) only adds demo rows that are missing; `load_demo --reset` says
 what it would overwrite and asks first. Also: a taken port gets a clear message."""
 
+import os
 import socket
 import subprocess
 import sys
@@ -14,8 +15,10 @@ from rest_framework.test import APIClient
 
 from citations.models import Citation, Paper
 from notes.models import ResearchNote
-from rlscaling.management.commands.devserver import run_startup
+from results.models import Series
 from tests.helpers import ART_OF_SCALING, token_client
+from web.demo_content import DemoLoader
+from web.management.commands.devserver import run_startup
 
 pytestmark = pytest.mark.django_db
 PAPER_URL = f"/api/v1/papers/{ART_OF_SCALING}/"
@@ -110,7 +113,9 @@ def test_reset_with_noinput_puts_the_demo_values_back(demo, editor_api, capsys):
     assert "1 rows overwritten" in capsys.readouterr().out
 
 
-def test_a_taken_port_says_how_to_pick_another():
+def test_a_taken_port_says_how_to_pick_another(tmp_path):
+    # A database of its own: manage.py marks the working tree's db.sqlite3 changed when it ends.
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -118,6 +123,7 @@ def test_a_taken_port_says_how_to_pick_another():
         result = subprocess.run(
             [sys.executable, "manage.py", "devserver", "--port", str(port)],
             cwd=settings.BASE_DIR,
+            env=env,
             capture_output=True,
             text=True,
             timeout=60,
@@ -130,7 +136,7 @@ def test_a_taken_port_says_how_to_pick_another():
 def test_create_editor_refuses_a_weak_password_and_makes_an_editor(monkeypatch, capsys):
     from django.contrib.auth import get_user_model
 
-    from rlscaling.publishing.editors import EDITORS_GROUP
+    from publishing.editors import EDITORS_GROUP
 
     monkeypatch.setenv("EDITOR_PASSWORD", "123")
     with pytest.raises(CommandError, match="too short"):
@@ -147,6 +153,42 @@ def test_create_editor_refuses_a_weak_password_and_makes_an_editor(monkeypatch, 
     assert "too short" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("at", ["input", "getpass"])
+@pytest.mark.parametrize("interruption", [EOFError, KeyboardInterrupt])
+def test_create_editor_stopped_at_a_prompt_says_so_and_makes_nobody(monkeypatch, at, interruption):
+    from django.contrib.auth import get_user_model
+
+    def stop(prompt=""):
+        raise interruption
+
+    monkeypatch.setattr("builtins.input", stop if at == "input" else lambda prompt="": "bob")
+    monkeypatch.setattr("getpass.getpass", stop)
+    with pytest.raises(CommandError, match="No editor was created"):
+        call_command("create_editor")
+    assert not get_user_model().objects.filter(username="bob").exists()
+
+
+@pytest.mark.skipif(
+    not os.environ.get("DATABASE_URL", "").startswith("postgres"),
+    reason="a PostgreSQL server to name a missing database on",
+)
+def test_a_database_url_naming_a_missing_database_gets_one_sentence():
+    base = os.environ["DATABASE_URL"].rsplit("/", 1)[0]
+    env = {**os.environ, "DATABASE_URL": f"{base}/rlscaling_no_such_database"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "migrate"],
+        cwd=settings.BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "rlscaling_no_such_database" in result.stderr
+    assert "createdb" in result.stderr
+
+
 @pytest.mark.parametrize(
     "command",
     [
@@ -155,8 +197,17 @@ def test_create_editor_refuses_a_weak_password_and_makes_an_editor(monkeypatch, 
     ],
 )
 def test_write_commands_make_cached_pages_stale(demo, command):
-    from rlscaling.caching import current_generation
+    from pagecache.caching import current_generation
 
     before = current_generation()
     call_command(*command)
     assert current_generation() != before
+
+
+def test_a_reset_of_the_untouched_demo_overwrites_nothing(demo):
+    """On every database: a series' points compare as a set, and read in one order (points
+    without compute first, where PostgreSQL would put them last)."""
+    plan = DemoLoader(reset=True).preview()
+    assert plan.overwritten == {}
+    series = Series.objects.get(slug="elbo-likelihood-diffusion-rl-geneval")
+    assert [point.compute_reported for point in series.points.all()] == [None, 90]

@@ -7,6 +7,9 @@ from citations.models import Paper
 from tests.factories import PaperFactory
 from tests.helpers import ART_OF_SCALING
 
+# slow (`make test-all`, CI's slow step): the tooling's own check (tests/conftest.py), not the site.
+pytestmark = pytest.mark.slow
+
 
 def test_without_demo_the_database_is_empty(db):
     assert not Paper.objects.exists()

@@ -5,7 +5,8 @@ from django.test import Client
 from django.urls import reverse
 
 from bottlenecks.models import Analysis, Layer
-from rlscaling.publishing import Status
+from evidence.layer_views import with_public_counts
+from publishing.models import Status
 from tests.factories import LayerFactory, PaperFactory, ResearchNoteFactory
 from tests.helpers import text_of
 
@@ -45,7 +46,7 @@ def test_bottleneck_map_lists_the_layers(client, demo):
     # Not the home page's table again: each card says what its layer page holds.
     text = text_of(response)
     assert "Reward rises while human judgment" not in text
-    rollouts = Layer.objects.with_public_counts().get(slug="rollouts")
+    rollouts = with_public_counts(Layer.objects.all()).get(slug="rollouts")
     assert f"{rollouts.paper_count} papers · {rollouts.claim_count} claims" in text
 
 

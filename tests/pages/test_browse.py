@@ -7,9 +7,9 @@ from django.urls import reverse
 
 from citations.models import Paper
 from notes.models import ResearchNote
-from rlscaling import browse
 from tests.factories import CitationFactory, PaperFactory, ResearchNoteFactory
 from tests.helpers import text_of
+from web import browse
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from bottlenecks.evidence import EvidenceStatus, EvidenceTimeline, SignalLayer
-from bottlenecks.models import Claim, FailureSignal, Layer
+from bottlenecks.models import Layer
+from evidence.models import Claim, EvidenceStatus, EvidenceTimeline, FailureSignal, SignalLayer
 from tests.factories import (
     CitationFactory,
     ClaimFactory,
@@ -72,7 +72,7 @@ def test_layer_page_lists_claims_by_status_with_figures_setups_and_papers(client
     text = text_of(response)
     assert "Claims and their evidence" in text
     # Reproduced before reported, each group headed by its status.
-    assert text.index("Reproduced (1)") < text.index("Reported (one setup) (6)")
+    assert text.index("Reproduced (1)") < text.index("Reported (not reproduced) (6)")
     assert "Reproduced by Lab B" in text
     assert "2.29× higher generation throughput" in text
     assert "Setup: GRPO; gains only with batch-aware learning-rate retuning" in text
@@ -128,13 +128,14 @@ def test_contested_and_superseded_claims_link_their_evidence(client, demo):
     assert f'href="{citation.citing_paper.get_absolute_url()}"' in html
     assert f'href="/claims/#claim-{newer.slug}">4× newer figure</a>' in html
     # Contested and superseded come after the reported claims.
-    assert text.index("Reported (one setup)") < text.index("Contested (1)")
+    assert text.index("Reported (not reproduced)") < text.index("Contested (1)")
     assert text.index("Contested (1)") < text.index("Superseded (1)")
 
 
 def test_home_caveat_is_computed_from_the_data(client, demo):
     text = text_of(client.get("/"))
-    assert "All three items report figures from a single setup" in text
+    assert "All three items report figures not yet reproduced" in text
+    assert "2 of the 4 figures were measured in more than one setup by their authors" in text
     assert "All three items are new preprints" not in text  # the hand-written copy is gone
 
     # A fourth featured item changes the count; a reproduced claim changes the wording.
@@ -142,8 +143,9 @@ def test_home_caveat_is_computed_from_the_data(client, demo):
     ClaimFactory(evidence_status="reproduced", reproduced_by="Lab C").notes.add(note)
     text = text_of(client.get("/"))
     assert "All three items" not in text
-    assert "Of the 5 figures above, 1 has been reproduced, 4 are reported from a single setup" in (
-        text
+    assert (
+        "Of the 5 figures above, 1 has been reproduced, 4 are reported and not yet reproduced"
+        in (text)
     )
     assert "Treat the reported numbers as results from particular setups" in text
 
@@ -159,7 +161,7 @@ def test_home_cards_show_each_figures_status_badge(client, demo):
     html = client.get("/").content.decode()
     assert re.search(
         r"<dt>2\.29×</dt><dd>higher generation throughput "
-        r'<span class="badge badge--reported">Reported \(one setup\)</span>',
+        r'<span class="badge badge--reported">Reported \(not reproduced\)</span>',
         html,
     )
 

@@ -3,7 +3,8 @@
 vnu is a Java program (Java 11+) shipped in the npm package `vnu-jar`; it is not vendored (about
 30 MB). The test runs it from a cache directory ($RLSCALING_TOOL_CACHE, default
 ~/.cache/rlscaling), fetching it there with `npm pack` the first time if the network allows,
-and skips with the reason when Java, npm or the network is missing."""
+and skips with the reason when Java, npm or the network is missing. `.ci/run` installs Java
+(Debian's default-jre-headless) and fetches the jar before its slow step."""
 
 import json
 import os
@@ -17,7 +18,8 @@ from django.test import Client
 
 from tests.browser.test_accessibility import page_types
 
-pytestmark = pytest.mark.django_db
+# slow (`make test-all`, CI's slow step): the Nu HTML Checker in Java.
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 VNU_VERSION = "26.9.27"
 CACHE = Path(os.environ.get("RLSCALING_TOOL_CACHE") or Path.home() / ".cache" / "rlscaling")
@@ -26,12 +28,15 @@ CACHE = Path(os.environ.get("RLSCALING_TOOL_CACHE") or Path.home() / ".cache" / 
 def vnu_jar():
     """The path of vnu.jar, fetched into the cache if need be; pytest.skip() if it cannot be."""
     if not shutil.which("java"):
-        pytest.skip("vnu needs Java 11+ (java not found): apt-get install openjdk-17-jre-headless")
+        pytest.skip("vnu needs Java 11+ (java not found): apt-get install default-jre-headless")
     jar = CACHE / f"vnu-jar-{VNU_VERSION}" / "vnu.jar"
     if jar.exists():
         return jar
     if not shutil.which("npm"):
-        pytest.skip(f"vnu.jar is not in {jar.parent} and npm is missing to fetch it")
+        pytest.skip(
+            f"vnu.jar is not in {jar.parent} and npm (to fetch vnu-jar) is missing: "
+            "apt-get install npm, or run .ci/run, which fetches it"
+        )
     jar.parent.mkdir(parents=True, exist_ok=True)
     try:
         packed = subprocess.run(

@@ -5,8 +5,8 @@ from django.test import Client
 from django.urls import reverse
 
 from notes.models import ResearchNote
-from rlscaling.publishing import Status
-from tests.factories import LayerFactory, PaperFactory, ResearchNoteFactory
+from publishing.models import Status
+from tests.factories import ClaimFactory, LayerFactory, PaperFactory, ResearchNoteFactory
 from tests.helpers import text_of
 
 pytestmark = pytest.mark.django_db
@@ -89,10 +89,10 @@ def test_note_query_count_does_not_grow(client, demo, django_assert_max_num_quer
         note.papers.add(PaperFactory())
         note.layers.add(LayerFactory())
         note.tags.add(f"extra-{number}")
-        note.figures.create(value=f"{number}%", label="a figure")
+        ClaimFactory(figure=f"{number}%", unit="a figure").notes.add(note)
     with django_assert_max_num_queries(NOTE_QUERY_CEILING):
         response = client.get(note_url(BATCHES))
-    assert response.content.decode().count("a figure") == 15
+    assert response.content.decode().count("<dd>a figure</dd>") == 15
 
 
 def test_notes_are_listed_on_their_papers_hub(client, demo):
@@ -103,3 +103,14 @@ def test_notes_are_listed_on_their_papers_hub(client, demo):
     note.save()  # a save, as an editor makes it, invalidates the cached hub page
     html = client.get(reverse("citations:paper-detail", kwargs={"slug": BATCHES})).content
     assert f'href="/notes/{BATCHES}/"' not in html.decode()
+
+
+def test_a_notes_markdown_body_is_rendered_sanitised_and_an_edit_shows_at_once(client, settings):
+    settings.PAGE_CACHE_SECONDS = 0  # every request runs the view, as a page-cache miss does
+    note = ResearchNoteFactory(body="## Where it breaks\n\nScaling **stops** <script>x()</script>")
+    html = client.get(note.get_absolute_url()).content.decode()
+    assert "<strong>stops</strong>" in html and "<script>x()" not in html
+    note.body = "Scaling **holds** at the verifier."
+    note.save()
+    html = client.get(note.get_absolute_url()).content.decode()
+    assert "<strong>holds</strong>" in html and "<strong>stops</strong>" not in html

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from citations.models import Citation, Paper
-from rlscaling.publishing import Status
+from publishing.models import Status
 from tests.factories import (
     CitationFactory,
     CitationPolarityFactory,
@@ -35,7 +35,9 @@ def explorer_titles(response):
 def test_hub_shows_the_paper(hub):
     text = text_of(hub)
     assert "The Art of Scaling Reinforcement Learning Compute for LLMs" in text
-    assert "Devvrit Khatri, Lovish Madaan, Rishabh Tiwari" in text
+    # Each author's name links to their page (/authors/<slug>/).
+    assert "Devvrit Khatri , Lovish Madaan , Rishabh Tiwari" in text
+    assert '<a href="/authors/devvrit-khatri/">Devvrit Khatri</a>' in hub.content.decode()
     assert "Meta" in text
     assert "Oct 15, 2025" in text
     assert "We present the first large-scale systematic study" in text  # abstract
@@ -191,7 +193,7 @@ def test_invalid_explorer_input_is_a_client_error(client, demo, params, status):
 
 
 def test_json_ld_scholarly_article_is_a_data_block_without_a_nonce(hub):
-    # A data block is not script to CSP; no nonce keeps the page cacheable (rlscaling/caching.py).
+    # A data block is not script to CSP; no nonce keeps the page cacheable (pagecache/caching.py).
     html = hub.content.decode()
     match = re.search(r'<script type="application/ld\+json">(.*?)</script>', html, re.S)
     assert match
@@ -224,10 +226,12 @@ def test_the_pages_json_ld_carries_the_newest_citations_and_links_the_whole_docu
         CitationFactory(citing_paper=citing, cited_paper=hub)
     html = client.get(hub.get_absolute_url()).content.decode()
     (payload,) = re.findall(r'<script type="application/ld\+json">(.*?)</script>', html, re.S)
-    assert len(json.loads(payload)["citation"]) == PAGE_JSON_LD_CITATION_LIMIT
+    citing = json.loads(payload)["@reverse"]["cito:hasCitedEntity"]
+    assert len(citing) == PAGE_JSON_LD_CITATION_LIMIT
     assert f'href="{hub.get_absolute_url().rstrip("/")}.jsonld"' in html
     document = client.get(reverse("citations:paper-jsonld", kwargs={"slug": hub.slug})).json()
-    assert len(document["citation"]) == count
+    assert len(document["@reverse"]["cito:hasCitedEntity"]) == count
+    assert "citation" not in document  # the hub cites nothing: its citers are not its citations
 
 
 def test_json_ld_cannot_be_broken_out_of(client, db):

@@ -21,7 +21,8 @@ from tests.helpers import (
 
 API_HUB_CEILING = dict(API_LIST_QUERY_CEILINGS)[f"/api/v1/papers/{ART_OF_SCALING}/citations/"]
 
-pytestmark = pytest.mark.django_db
+# slow (`make test-all`, CI's slow step): a hub with thousands of generated citing papers.
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 @pytest.fixture(scope="module")

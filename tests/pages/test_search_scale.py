@@ -125,6 +125,7 @@ def test_no_published_paper_no_years(db):
     assert years_with_papers() == []
 
 
+@pytest.mark.slow  # an EXPLAIN: guards the index (PostgreSQL, CI's slow step)
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL indexes")
 @pytest.mark.parametrize(
     "lookup, indexes",

@@ -13,6 +13,7 @@ from citations.models import Paper
 from tests.factories import PaperFactory
 
 pytestmark = [
+    pytest.mark.slow,  # an EXPLAIN's estimate (PostgreSQL, CI's slow step)
     pytest.mark.django_db,
     pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL statistics"),
 ]

@@ -82,7 +82,7 @@ def test_the_notes_list_reads_only_the_published_papers_of_its_cards(client, not
     response, queries = tables_read(client, "/notes/")
     html = response.content.decode()
     assert html.count("Card paper 1") == 3 and "Draft paper" not in html
-    assert not [sql for sql in queries if "notes_reportedfigure" in sql]
+    assert not [sql for sql in queries if "bottlenecks_claim" in sql]  # cards show no figures
     assert not [sql for sql in queries if NOTE_TAGS in sql]
     assert not [sql for sql in queries if 'FROM "bottlenecks_layer"' in sql]
 
@@ -98,7 +98,7 @@ def test_a_note_card_without_its_papers_reads_nothing_more(client, note_cards, u
 def test_feed_entries_hold_their_tags_as_plain_lists(client, cards):
     """Django's default prefetch built one queryset per entry just to hold its tags (a third
     of a feed's time); the feeds read them into lists."""
-    from rlscaling.feeds import LatestFeed, NoteListFeed, PaperListFeed
+    from web.feeds import LatestFeed, NoteListFeed, PaperListFeed
 
     for feed in (LatestFeed(), PaperListFeed(), NoteListFeed()):
         items = feed.items()

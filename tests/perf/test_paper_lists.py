@@ -57,6 +57,7 @@ def some_papers():
     return old, new, undated
 
 
+@pytest.mark.slow  # an EXPLAIN: guards the index (PostgreSQL, CI's slow step)
 @postgresql_only
 @pytest.mark.parametrize(
     "url, index",
@@ -80,6 +81,7 @@ def test_each_list_ordering_walks_an_index(client, url, index):
     assert not sorts, plan
 
 
+@pytest.mark.slow  # an EXPLAIN: guards the index (PostgreSQL, CI's slow step)
 @postgresql_only
 @pytest.mark.parametrize(
     "query", ["publication_date_before=2024-12-31", "publication_date_after=2024-01-01"]

@@ -6,7 +6,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import OperationalError, connection, transaction
 from django.test import Client
 
-from rlscaling.session_limits import STATE, AnonymousSessionLimitsMiddleware
+from core.session_limits import STATE, AnonymousSessionLimitsMiddleware
 
 pytestmark = [
     pytest.mark.django_db,

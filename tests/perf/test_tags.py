@@ -12,10 +12,10 @@ from rest_framework.test import APIClient
 
 from citations.models import Paper, TaggedPaper
 from notes.models import ResearchNote, TaggedNote
-from rlscaling.demo_content import DemoLoader
-from rlscaling.models import Tag
-from rlscaling.tags import public_tags, recount_tags
+from tags.counts import public_tags, recount_tags
+from tags.models import Tag
 from tests.factories import PaperFactory, ResearchNoteFactory
+from web.demo_content import DemoLoader
 
 
 def counts(name):

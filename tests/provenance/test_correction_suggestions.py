@@ -154,12 +154,14 @@ def test_the_honeypot_keeps_nothing_and_tells_nothing(reader_client, edge, terms
 def test_suggestions_are_rate_limited_per_client_address(edge, terms, settings):
     settings.CORRECTION_SUGGESTIONS_PER_HOUR = 2
     settings.TRUSTED_PROXY_COUNT = 1
-    first = Client(enforce_csrf_checks=True, HTTP_X_FORWARDED_FOR="203.0.113.7")
+    first = Client(enforce_csrf_checks=True, headers={"x-forwarded-for": "203.0.113.7"})
     codes = [suggest(first, edge, suggested_role=terms["method"].pk).status_code for _ in range(3)]
     assert codes == [302, 302, 429]
     assert CorrectionSuggestion.objects.count() == 2
     # Another client (another address the proxy saw) has its own allowance.
-    other = Client(enforce_csrf_checks=True, HTTP_X_FORWARDED_FOR="203.0.113.7, 198.51.100.2")
+    other = Client(
+        enforce_csrf_checks=True, headers={"x-forwarded-for": "203.0.113.7, 198.51.100.2"}
+    )
     assert suggest(other, edge, suggested_role=terms["method"].pk).status_code == 302
 
 
@@ -254,7 +256,7 @@ def test_readers_and_anonymous_users_cannot_decide(edge, terms, client):
 def test_a_readers_suggestion_leaves_the_page_cache_alone(reader_client, client, edge, terms):
     """Suggestions are shown to editors only: one sent by a reader used to make every cached
     page stale (any anonymous visitor could empty the cache, a few times an hour each)."""
-    from rlscaling import caching
+    from pagecache import caching
 
     hub = edge.cited_paper.get_absolute_url()
     client.get(hub)

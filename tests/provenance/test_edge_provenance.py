@@ -33,7 +33,7 @@ def terms(db):
 def test_an_edge_classified_in_code_records_an_editor_and_the_time(terms):
     role, polarity = terms
     edge = CitationFactory()
-    assert (edge.source, edge.classified_at) == (CitationSource.EDITOR, None)
+    assert (edge.source, edge.classified_at) == (CitationSource.NONE, None)
     edge.role = role
     edge.save()
     edge.refresh_from_db()
@@ -186,7 +186,7 @@ def test_the_api_filters_by_provenance(terms, anon):
         body = anon.get(url, {"provenance": "semantic_scholar"}).json()
         assert [row["provenance"] for row in body["results"]] == ["semantic_scholar"], url
         body = anon.get(url, {"provenance": "imported"}).json()
-        assert len(body["results"]) == 2, url
+        assert len(body["results"]) == 1, url  # the OpenAlex edge has no role: nobody's
         assert len(anon.get(url, {"provenance": "editor"}).json()["results"]) == 1
         assert anon.get(url, {"provenance": "robot"}).status_code == 400
 
@@ -228,7 +228,7 @@ def test_an_import_never_reclassifies_an_editors_edge(roles, terms):
 def test_the_hub_shows_a_quiet_provenance_marker_per_citing_row(client, demo):
     edge = Citation.objects.filter(cited_paper__slug=ART_OF_SCALING, role__isnull=False).first()
     when = timezone.make_aware(datetime.datetime(2026, 9, 3, 12))
-    Citation.objects.filter(pk=edge.pk).update(classified_at=when)
+    Citation.objects.filter(pk=edge.pk).update(classified_at=when, source=CitationSource.EDITOR)
     imported = Citation.objects.filter(cited_paper__slug=ART_OF_SCALING).exclude(pk=edge.pk).first()
     Citation.objects.filter(pk=imported.pk).update(source=CitationSource.SEMANTIC_SCHOLAR)
     response = client.get(reverse("citations:paper-detail", args=[ART_OF_SCALING]))
@@ -238,24 +238,29 @@ def test_the_hub_shows_a_quiet_provenance_marker_per_citing_row(client, demo):
     assert 'class="edge-provenance' in html
 
 
-def test_demo_edges_were_classified_by_editors(demo):
+def test_demo_edges_were_classified_by_pith_at_no_known_time(demo):
     classified = Citation.objects.filter(role__isnull=False)
     assert classified.exists()
-    assert set(classified.values_list("source", flat=True)) == {CitationSource.EDITOR}
-    assert not classified.filter(classified_at__isnull=True).exists()
+    assert set(classified.values_list("source", flat=True)) == {CitationSource.PITH}
+    assert not classified.filter(classified_at__isnull=False).exists()
 
 
 def test_the_explorer_filters_by_provenance(client, demo):
     url = reverse("citations:paper-detail", args=[ART_OF_SCALING])
     edges = Citation.objects.filter(cited_paper__slug=ART_OF_SCALING).public()
-    picked = edges.first()
+    classified = edges.filter(role__isnull=False)
+    picked = classified.first()
     Citation.objects.filter(pk=picked.pk).update(source=CitationSource.SEMANTIC_SCHOLAR)
+    Citation.objects.filter(pk__in=classified.exclude(pk=picked.pk)).update(
+        source=CitationSource.EDITOR
+    )
     response = client.get(url, {"provenance": "imported"})
     assert response.status_code == 200
     listed = [edge.pk for edge in response.context["explorer_page"].object_list]
     assert listed == [picked.pk]
     assert response.context["explorer_page"].paginator.count == 1
     response = client.get(url, {"provenance": "editor"})
-    assert response.context["explorer_page"].paginator.count == edges.count() - 1
+    # Only the classified edges: an unclassified edge was classified by nobody.
+    assert response.context["explorer_page"].paginator.count == classified.count() - 1
     assert client.get(url, {"provenance": "nobody"}).status_code == 400
     assert 'name="provenance"' in response.content.decode()

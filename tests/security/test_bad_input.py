@@ -15,13 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
 
-from bottlenecks.diagnosis import DiagnosisForm
 from bottlenecks.models import Layer
 from citations.api.filters import HubFilterSet
 from citations.filters import CitingPaperFilter, ResearchIndexFilter
-from citations.models import Citation, Paper
+from citations.models import Author, Citation, Paper
+from evidence.diagnosis import DiagnosisForm
 from notes.models import ResearchNote
-from rlscaling.api.urls import router
+from results.models import Benchmark
+from rlscaling.api_urls import router
 
 pytestmark = pytest.mark.django_db
 
@@ -150,7 +151,9 @@ def public_urls():
     note = ResearchNote.objects.published().first()
     layer = Layer.objects.published().first()
     tag = paper.tags.first() or ResearchNote.objects.published().exclude(tags=None)[0].tags.first()
-    from rlscaling.sitemaps import SITEMAPS
+    from web.sitemaps import SITEMAPS
+
+    benchmark = Benchmark.objects.published().first()
 
     kwargs = {
         "sitemap-section": {"section": next(iter(SITEMAPS))},
@@ -172,6 +175,16 @@ def public_urls():
         "citations:suggest-correction": {"pk": Citation.objects.public().first().pk},
         "paper-card": {"slug": paper.slug},
         "note-card": {"slug": note.slug},
+        "discovery:paper-graph": {"slug": paper.slug},
+        "discovery:paper-graph-json": {"slug": paper.slug},
+        "discovery:paper-graph-graphml": {"slug": paper.slug},
+        "results:benchmark": {"slug": benchmark.slug},
+        "results:benchmark-csv": {"slug": benchmark.slug},
+        "discovery:author-detail": {
+            "slug": Author.objects.filter(authorships__paper__in=Paper.objects.published())
+            .first()
+            .slug
+        },
     }
     urls = {name: reverse(name, kwargs=kwargs.get(name)) for name in sorted(public_route_names())}
     # The diagnosis steps after the first need a selection.
@@ -184,6 +197,7 @@ def public_urls():
 # Slugged addresses whose last segment the path test replaces with hostile text.
 SLUG_PREFIXES = [
     "/papers/",
+    "/authors/",
     "/notes/",
     "/tags/",
     "/bottlenecks/",
@@ -227,7 +241,7 @@ def clients(demo, editor):
     anonymous = Client()
     logged_in = Client()
     logged_in.force_login(editor)
-    token = Client(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=editor).key}")
+    token = Client(headers={"authorization": f"Token {Token.objects.create(user=editor).key}"})
     return {"anonymous": anonymous, "editor": logged_in, "token": token}
 
 

@@ -13,7 +13,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from citations.models import Paper
-from rlscaling.models import Tag
+from tags.models import Tag
 from tests.helpers import token_client
 
 pytestmark = pytest.mark.django_db
@@ -38,7 +38,7 @@ def test_a_long_username_on_the_admin_login_is_a_form_error():
 
 
 def test_axes_never_stores_a_username_longer_than_an_account_can_have(rf):
-    from rlscaling.login import axes_username
+    from core.login import axes_username
 
     assert len(axes_username(rf.post("/", {"username": LONG_NAME}))) == 150
     assert axes_username(rf.get("/"), {"username": LONG_NAME}) == LONG_NAME[:150]

@@ -7,7 +7,7 @@ import pytest
 from django.test import RequestFactory
 from rest_framework.test import APIClient
 
-from rlscaling.client_address import client_address
+from core.client_address import client_address
 
 
 @pytest.mark.parametrize(

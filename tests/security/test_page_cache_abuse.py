@@ -6,7 +6,7 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 
-from rlscaling import caching
+from pagecache import caching
 from tests.helpers import ART_OF_SCALING
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +19,7 @@ def page_keys():
 
 def test_a_forged_host_does_not_poison_what_other_clients_get(demo, settings):
     settings.ALLOWED_HOSTS = ["testserver", "127.0.0.1", "127.0.0.1:6666"]
-    forged = Client(HTTP_HOST="127.0.0.1:6666").get("/api/v1/notes/?page_size=1")
+    forged = Client(headers={"host": "127.0.0.1:6666"}).get("/api/v1/notes/?page_size=1")
     assert forged.status_code == 200
     assert "127.0.0.1:6666" in forged.json()["next"]
 
@@ -37,7 +37,7 @@ def test_a_disallowed_host_is_neither_served_from_nor_stored_in_the_cache(demo):
     assert Client().get("/api/v1/papers/")["X-Page-Cache"] == "hit"
     stored = len(page_keys())
 
-    evil = Client(HTTP_HOST="evil.example:6666")
+    evil = Client(headers={"host": "evil.example:6666"})
     for path in ("/api/v1/papers/", "/", "/api/v1/layers/"):
         response = evil.get(path)
         assert response.status_code == 400, path
@@ -87,7 +87,7 @@ def test_the_api_refuses_parameters_it_does_not_read_even_with_a_warm_cache(demo
     entries = len(page_keys())
     for value in range(5):
         response = client.get(f"{path}{joiner}utm_source=random{value}")
-        assert response.status_code == 400  # the API is strict (rlscaling/api/params.py)
+        assert response.status_code == 400  # the API is strict (apikit/params.py)
         assert "X-Page-Cache" not in response
     assert len(page_keys()) == entries
 
@@ -133,7 +133,7 @@ def test_one_client_can_add_only_so_many_pages(demo, settings, one_minute):
 def test_an_invented_forwarded_for_does_not_reset_the_per_client_limit(demo, settings, one_minute):
     settings.PAGE_CACHE_STORES_PER_MINUTE = 3
     for value in range(8):
-        Client(REMOTE_ADDR="10.0.0.3", HTTP_X_FORWARDED_FOR=f"192.0.2.{value}").get(
+        Client(REMOTE_ADDR="10.0.0.3", headers={"x-forwarded-for": f"192.0.2.{value}"}).get(
             f"/api/v1/papers/?search=w{value}"
         )
     assert len(page_keys()) == 3

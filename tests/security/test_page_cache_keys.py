@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from rlscaling import caching
+from pagecache import caching
 from tests.helpers import ART_OF_SCALING
 
 pytestmark = pytest.mark.django_db
@@ -32,7 +32,7 @@ def test_every_public_page_declares_the_parameters_it_reads():
     ]
     assert undeclared == [], (
         "Declare the query parameters these views read with @reads_query(...) "
-        "(rlscaling/caching.py); the page cache ignores every other parameter."
+        "(pagecache/caching.py); the page cache ignores every other parameter."
     )
 
 

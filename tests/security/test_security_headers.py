@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+# One production probe (a subprocess, about 15 s) for the module: it runs on one worker.
+pytestmark = pytest.mark.xdist_group("production-probe")
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # Runs inside the production process: a migrated scratch SQLite file, one staff user, then a
@@ -41,7 +44,7 @@ def broken_view(request):
 
 probe_urls = types.ModuleType("probe_urls")
 probe_urls.urlpatterns = [path("broken/", broken_view), path("", include("rlscaling.urls"))]
-probe_urls.handler500 = "rlscaling.middleware.handler500"
+probe_urls.handler500 = "core.middleware.handler500"
 sys.modules["probe_urls"] = probe_urls
 
 # Hashed static files need collectstatic; the storage is the one thing not under test here.

@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 
 from citations.models import Paper
-from rlscaling.models import Tag
+from tags.models import Tag
 from tests.helpers import token_client
 
 ROUNDS = 12

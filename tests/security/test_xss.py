@@ -13,10 +13,11 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from bottlenecks.models import AnalysisStep
-from notes.models import GuideSection, ReportedFigure
-from rlscaling.markdown import render_markdown
+from core.markdown import render_markdown
+from notes.models import GuideSection
 from tests.factories import (
     CitationFactory,
+    ClaimFactory,
     CommunityPostFactory,
     DimensionFactory,
     LayerFactory,
@@ -268,7 +269,7 @@ def hostile_content(db):
         note.papers.add(paper)
         note.layers.add(layer)
         note.tags.add("xss-check")
-        ReportedFigure.objects.create(note=note, value=text[:30], label=text)
+        ClaimFactory(figure=text[:40], unit=text[:200], statement=payload).notes.add(note)
         CommunityPostFactory(title=text, author=text, source=text[:100], summary=payload)
         QuestionFactory(question=text, answer=payload)
         _add_analysis(payload, text)
@@ -283,7 +284,7 @@ def hostile_content(db):
 
 def _add_analysis(payload, text):
     from bottlenecks.models import Analysis
-    from rlscaling.publishing import Status
+    from publishing.models import Status
 
     analysis = Analysis.objects.create(
         title=text,

@@ -1,0 +1,72 @@
+"""The results API: public rows only for readers, fits included, filters strict."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from results.tasks import refit
+from tests.factories import PaperFactory
+from tests.helpers import token_client
+from tests.results.factories import BenchmarkFactory, SeriesFactory, curve_points
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def rows():
+    benchmark = BenchmarkFactory(slug="aime")
+    shown = SeriesFactory(benchmark=benchmark, slug="shown")
+    draft = SeriesFactory(benchmark=benchmark, slug="secret-draft", draft=True)
+    on_draft_paper = SeriesFactory(
+        benchmark=benchmark, slug="secret-paper", paper=PaperFactory(draft=True)
+    )
+    on_draft_benchmark = SeriesFactory(
+        slug="secret-benchmark", benchmark=BenchmarkFactory(slug="secret", draft=True)
+    )
+    for series in (shown, draft, on_draft_paper, on_draft_benchmark):
+        curve_points(series)
+        refit(series)
+    return shown
+
+
+def test_readers_see_public_benchmarks_series_results_and_fits_only(rows):
+    client = APIClient()
+    benchmarks = client.get("/api/v1/benchmarks/").json()["results"]
+    assert [b["slug"] for b in benchmarks] == ["aime"]
+    series = client.get("/api/v1/series/").json()["results"]
+    assert [s["slug"] for s in series] == ["shown"]
+    fits = {fit["kind"]: fit for fit in series[0]["fits"]}
+    assert set(fits) == {"sigmoid", "power"}
+    assert set(fits["sigmoid"]["intervals"]) >= {"A", "B", "C_mid"}
+    results = client.get("/api/v1/results/").json()
+    assert results["count"] == 10
+    assert {r["series"] for r in results["results"]} == {"shown"}
+    assert results["results"][0]["compute_axis"] == "gpu_hours"
+    for slug in ("secret-draft", "secret-paper", "secret-benchmark"):
+        assert client.get(f"/api/v1/series/{slug}/").status_code == 404
+    assert client.get("/api/v1/benchmarks/secret/").status_code == 404
+
+
+def test_a_draft_is_not_a_filter_value_for_readers(rows):
+    client = APIClient()
+    assert client.get("/api/v1/results/?series=secret-draft").status_code == 400
+    assert client.get("/api/v1/results/?benchmark=secret").status_code == 400
+    assert client.get("/api/v1/results/?series=shown").json()["count"] == 10
+
+
+def test_editors_see_drafts(rows, editor):
+    client = token_client(editor)
+    assert client.get("/api/v1/series/").json()["count"] == 4
+    assert client.get("/api/v1/results/").json()["count"] == 40
+
+
+@pytest.mark.parametrize("query", ["task_family=poetry", "compute_axis=watts", "colour=red"])
+def test_bad_parameters_are_400s(rows, query):
+    response = APIClient().get(f"/api/v1/results/?{query}")
+    assert response.status_code == 400
+    assert response.json()["status"] == 400
+
+
+def test_the_api_refuses_writes(rows, editor):
+    client = token_client(editor)
+    assert client.post("/api/v1/results/", {}, format="json").status_code == 405
+    assert client.delete("/api/v1/series/shown/").status_code == 405
