@@ -321,6 +321,8 @@ def is_cacheable_response(request, response):
         request.method == "GET"
         and response.status_code == 200
         and not response.streaming
+        # One oversized answer, stored once per filter variant, would fill the cache.
+        and len(response.content) <= settings.PAGE_CACHE_MAX_ENTRY_BYTES
         and not response.cookies
         # The CSRF middleware (outside this one) would set a cookie for this page.
         and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")

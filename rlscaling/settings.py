@@ -209,6 +209,9 @@ CACHE_RETRY_SECONDS = int(os.environ.get("CACHE_RETRY_SECONDS", "5"))
 PAGE_CACHE_SECONDS = int(os.environ.get("PAGE_CACHE_SECONDS", "300"))
 # How many new pages one client may add to the cache a minute (its other misses go uncached).
 PAGE_CACHE_STORES_PER_MINUTE = int(os.environ.get("PAGE_CACHE_STORES_PER_MINUTE", "120"))
+# The largest answer the page cache stores (bytes): the demo's largest page (a hub) is 73 KB;
+# a bigger one is served uncached rather than kept once per filter variant.
+PAGE_CACHE_MAX_ENTRY_BYTES = int(os.environ.get("PAGE_CACHE_MAX_ENTRY_BYTES", str(2 * 1024 * 1024)))
 # Readers' correction suggestions (citations/corrections_views.py): sends per client address
 # and hour, and the least time between showing the form and sending it (robots are quicker).
 CORRECTION_SUGGESTIONS_PER_HOUR = 5

@@ -8,6 +8,7 @@ import unicodedata
 from django.core.exceptions import ValidationError
 
 from citations.identifiers import arxiv_id_from_doi, normalise_arxiv_id, normalise_doi
+from citations.models.papers import MAX_ABSTRACT_LENGTH
 
 # Identifier schemes a paper can be found by, strongest first (the order matching tries them).
 SCHEMES = ("arxiv", "doi", "openalex", "s2")
@@ -25,7 +26,6 @@ class BadImportFile(ValueError):
 # record costs more than these to read (a version number in the billions grew a list until the
 # worker was killed; an abstract index with huge positions built a 2 GB string).
 MAX_TITLE_LENGTH = 2_000  # longer than the column (500): cut, and the dry run says so
-MAX_ABSTRACT_LENGTH = 100_000
 MAX_ABSTRACT_WORDS = 20_000
 MAX_TEXT_LENGTH = 5_000  # institution, venue, URL, an author's name
 MAX_AUTHORS = 2_000

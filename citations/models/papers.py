@@ -3,7 +3,12 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.core.exceptions import ValidationError
-from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.core.validators import (
+    MaxLengthValidator,
+    MaxValueValidator,
+    MinValueValidator,
+    RegexValidator,
+)
 from django.db import IntegrityError, connection, models, transaction
 from django.db.models import (
     Count,
@@ -50,6 +55,10 @@ from tags.counts import recounting_tags, tag_list
 from tags.matching import MatchingTaggableManager
 
 IDENTIFIER_FIELDS = ("arxiv_id", "doi")
+
+
+# The longest abstract the site keeps (characters), at every door.
+MAX_ABSTRACT_LENGTH = 100_000
 
 
 class Vocabulary(models.Model):
@@ -450,7 +459,8 @@ class Paper(Publishable):
         db_default="",
         help_text="e.g. cs.LG (BibTeX's primaryClass).",
     )
-    abstract = models.TextField(blank=True)
+    # Bounded at every door (admin, API, importers): one huge abstract made a 40 MB hub page.
+    abstract = models.TextField(blank=True, validators=[MaxLengthValidator(MAX_ABSTRACT_LENGTH)])
     summary = models.TextField(blank=True, help_text="Original one-paragraph editorial summary.")
     is_canonical_reference = models.BooleanField(default=False, db_index=True)
     in_research_index = models.BooleanField(

@@ -12,6 +12,7 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from citations.importers.records import MAX_ABSTRACT_LENGTH
 from citations.models import Paper
 from tags.models import Tag
 from tests.helpers import token_client
@@ -126,3 +127,21 @@ def test_a_race_between_foo_and_FOO_ends_in_one_tag(editor, monkeypatch):
     assert Tag.objects.filter(name__iexact="foo").count() == 1
     if response.status_code == 201:
         assert response.json()["tags"] == ["Foo"]
+
+
+def test_an_abstract_over_the_bound_is_refused_at_every_door(editor, editor_client):
+    """A 20 MB abstract made a 40 MB hub page; the importers bound it (MAX_ABSTRACT_LENGTH)
+    and so do the API and the admin, one bound on the field."""
+    too_long = "a" * (MAX_ABSTRACT_LENGTH + 1)
+    response = token_client(editor).post(
+        "/api/v1/papers/", {"title": "Long abstract", "abstract": too_long}, format="json"
+    )
+    assert response.status_code == 400
+    assert "abstract" in response.json()["errors"]
+
+    form = editor_client.post(
+        reverse("admin:citations_paper_add"), {"title": "Long abstract", "abstract": too_long}
+    )
+    assert form.status_code == 200
+    assert "at most 100000 characters" in form.content.decode().replace(",", "")
+    assert not Paper.objects.filter(title="Long abstract").exists()

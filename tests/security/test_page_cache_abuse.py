@@ -143,3 +143,22 @@ def test_an_overlong_query_string_is_not_cached(demo):
     client = Client()
     client.get("/api/v1/papers/?search=" + "x" * 600)
     assert page_keys() == []
+
+
+def test_an_answer_over_the_entry_bound_is_served_but_never_stored(demo, settings):
+    """One oversized page (a huge abstract, once per filter variant) must not fill the cache."""
+    small = Client().get("/api/v1/layers/")
+    assert small.status_code == 200
+    settings.PAGE_CACHE_MAX_ENTRY_BYTES = len(small.content) - 1
+    cache.clear()
+
+    for _ in range(2):
+        response = Client().get("/api/v1/layers/")
+        assert response.status_code == 200
+        assert response.content == small.content
+        assert response.get("X-Page-Cache") != "hit"
+    assert page_keys() == []
+
+    settings.PAGE_CACHE_MAX_ENTRY_BYTES = len(small.content)
+    Client().get("/api/v1/layers/")
+    assert Client().get("/api/v1/layers/")["X-Page-Cache"] == "hit"
