@@ -47,6 +47,7 @@ from citations.models import (
     recount_paper_facets,
 )
 from citations.models.papers import free_author_slugs
+from core.text import clean_instance_text, clean_text
 from pagecache.caching import bump_generation
 from publishing.models import Status
 
@@ -287,6 +288,8 @@ class _BulkImport:
         papers = []
         for step, slug in zip(steps, slugs, strict=True):
             paper, identifiers = new_paper(step.record, self.status, slug)
+            # The COPY skips save(), where every other write path cleans text (publishing).
+            clean_instance_text(paper)
             try:
                 # The fields' own rules; identity was checked against the database above.
                 paper.clean_fields()
@@ -323,7 +326,8 @@ class _BulkImport:
             paper.cite_key = keys[paper.pk]
 
     def create_authorships(self, papers):
-        names = list(dict.fromkeys(name[:200] for _, authors in papers for name in authors))
+        papers = [(pk, [clean_text(name)[:200] for name in authors]) for pk, authors in papers]
+        names = list(dict.fromkeys(name for _, authors in papers for name in authors))
         known = dict(Author.objects.filter(name__in=names).values_list("name", "id"))
         new = [name for name in names if name not in known]
         ids = allocate_ids(Author, len(new))
@@ -334,7 +338,7 @@ class _BulkImport:
         for paper_id, authors in papers:
             seen = set()  # as set_authors: a name listed twice is one authorship
             for position, name in enumerate(authors):
-                author_id = known[name[:200]]
+                author_id = known[name]
                 if author_id not in seen:
                     seen.add(author_id)
                     rows.append((paper_id, author_id, position))

@@ -301,3 +301,22 @@ def test_a_title_too_long_is_cut_and_the_report_says_so(roles):
     report = bulk_import([("", io.StringIO(json.dumps(work) + "\n"))], apply=True)
     assert len(Paper.objects.get().title) == 500
     assert "cut from 640 to 500 characters" in report.report()
+
+
+def test_control_characters_are_cleaned_as_on_every_other_write_path(roles):
+    """Raw ESC, BEL and BS from a bulk file reached the hub, .bib, .ris and list exports."""
+    work = works_of(sample(works=3, references=2))[0]
+    work["title"] = "Scaling\x1b[31m RL\x07 with\x08 care"
+    work["authorships"][0]["author"]["display_name"] = "Ada\x1b Lovelace"
+    work["primary_location"] = {"source": {"display_name": "Venue\x07 of\x1b[0m record"}}
+    bulk_import([("", io.StringIO(json.dumps(work) + "\n"))], apply=True)
+    paper = Paper.objects.get()
+    stored = [
+        paper.title,
+        paper.venue,
+        paper.byline,
+        *Author.objects.values_list("name", flat=True),
+    ]
+    assert not any(ch in value for value in stored for ch in "\x1b\x07\x08\x00"), stored
+    assert paper.title == "Scaling[31m RL with care"
+    assert "Ada Lovelace" in Author.objects.values_list("name", flat=True)
