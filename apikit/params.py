@@ -103,6 +103,24 @@ def repeated_parameter_errors(query_params, known):
     }
 
 
+def search_parameters(view):
+    """The free-text parameters of `view`, where an empty value is an empty search."""
+    return {
+        getattr(backend, "search_param", None) for backend in getattr(view, "filter_backends", ())
+    }
+
+
+def empty_parameter_errors(query_params, known, free_text):
+    """{name: [message]} for a parameter it reads sent without a value (`status=`): no choice,
+    number or slug the schema allows is empty, and answering as if it were absent would be a
+    guess. A free-text search may be empty."""
+    return {
+        name: [f"Give “{name}” a value, or leave it out."]
+        for name, values in query_params.lists()
+        if name in known and name not in free_text and any(value == "" for value in values)
+    }
+
+
 class StrictQueryParametersMixin:
     """A 400 for any query parameter the view does not read (see the module docstring)."""
 
@@ -111,5 +129,6 @@ class StrictQueryParametersMixin:
         known = parameters_for_view(self, request.method)
         errors = unknown_parameter_errors(request.query_params.keys(), known)
         errors.update(repeated_parameter_errors(request.query_params, known))
+        errors.update(empty_parameter_errors(request.query_params, known, search_parameters(self)))
         if errors:
             raise exceptions.ValidationError(errors)

@@ -56,3 +56,29 @@ def test_sparse_fieldsets_may_repeat(editor):
     PaperFactory()
     response = token_client(editor).get("/api/v1/papers/?fields=slug&fields=title")
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "/api/v1/papers/?status=",
+        "/api/v1/papers/?page_size=",
+        "/api/v1/papers/?year=",
+        "/api/v1/citations/?role=",
+        "/api/v1/citations/?status=",
+        "/api/v1/notes/?status=",
+        "/api/v1/papers/?ordering=",
+    ],
+)
+def test_an_empty_value_is_a_400_naming_the_parameter(editor, query):
+    """An empty value is no value the schema allows (a choice, a number): answering as if the
+    parameter were absent would be a guess."""
+    name = query.rsplit("?", 1)[1].removesuffix("=")
+    response = token_client(editor).get(query)
+    assert response.status_code == 400, (query, response.status_code)
+    assert name in response.json()["errors"]
+
+
+def test_an_empty_search_is_still_no_search(editor):
+    PaperFactory()
+    assert token_client(editor).get("/api/v1/papers/?search=").status_code == 200
