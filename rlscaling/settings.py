@@ -99,6 +99,8 @@ TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["d
 # makes sure the daily regeneration is queued (web/dump_tasks.py).
 DUMP_DIR = Path(os.environ.get("DUMP_DIR") or BASE_DIR / "var" / "dumps")
 DUMP_SCHEDULE = env_bool("DUMP_SCHEDULE", default=True)
+# The largest one file of a dump `import_dump` unpacks (bytes), checked before it is read.
+DUMP_MAX_ENTRY_BYTES = int(os.environ.get("DUMP_MAX_ENTRY_BYTES", str(2 * 1024**3)))
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

@@ -345,44 +345,86 @@ def latest_dump_details():
     }
 
 
-def read_dump(path):
-    """{table: JSONL text} of a dump archive, checked against its SHA256SUMS."""
+def read_dump(path, scratch):
+    """[(table, JSONL file in `scratch`, rows)] of a dump archive, in load order. Nothing in
+    the archive is trusted: only the public tables (`tables()`) are read, each file must be
+    listed in SHA256SUMS and match it, each entry is copied in bounded pieces (its declared
+    size checked first: a small zip can inflate to gigabytes), and every row must be of the
+    model its file names (else a crafted `papers.jsonl` could carry an account)."""
+    limit = settings.DUMP_MAX_ENTRY_BYTES
+    models = {name: queryset.model for name, queryset in tables()}
     with zipfile.ZipFile(path) as archive:
-        names = archive.namelist()
-        root = names[0].split("/", 1)[0]
-        files = {
-            name.split("/", 1)[1]: archive.read(name) for name in names if not name.endswith("/")
+        entries = {
+            info.filename.split("/", 1)[1]: info
+            for info in archive.infolist()
+            if "/" in info.filename and not info.is_dir()
         }
-    expected = {}
-    for line in files["SHA256SUMS"].decode().splitlines():
-        digest, _, name = line.partition("  ")
-        expected[name] = digest
-    for name, digest in expected.items():
-        if hashlib.sha256(files[name]).hexdigest() != digest:
-            raise ValueError(f"{root}/{name}: checksum mismatch")
-    order = [name for name, _ in tables()]
-    return [
-        (name, files[f"jsonl/{name}.jsonl"].decode())
-        for name in order
-        if f"jsonl/{name}.jsonl" in files
-    ]
+        for name, info in entries.items():
+            if info.file_size > limit:
+                raise ValueError(f"{name} is larger than {limit} bytes (DUMP_MAX_ENTRY_BYTES)")
+        if "SHA256SUMS" not in entries:
+            raise ValueError("no SHA256SUMS in the archive")
+        expected = {}
+        for line in archive.read(entries["SHA256SUMS"]).decode().splitlines():
+            digest, _, name = line.partition("  ")
+            expected[name] = digest
+        for name in entries:
+            if name.startswith("jsonl/"):
+                table = name.removeprefix("jsonl/").removesuffix(".jsonl")
+                if table not in models:
+                    raise ValueError(f"{name}: not a table of the public dump")
+                if name not in expected:
+                    raise ValueError(f"{name}: not listed in SHA256SUMS")
+        loaded = []
+        for table, model in models.items():
+            name = f"jsonl/{table}.jsonl"
+            if name not in entries:
+                continue
+            file = Path(scratch) / f"{table}.jsonl"
+            digest = hashlib.sha256()
+            with archive.open(entries[name]) as source, open(file, "wb") as target:
+                while chunk := source.read(1 << 20):
+                    digest.update(chunk)
+                    target.write(chunk)
+            if digest.hexdigest() != expected[name]:
+                raise ValueError(f"{name}: checksum mismatch")
+            loaded.append((table, file, rows_of(file, name, model._meta.label_lower)))
+    return loaded
 
 
-def load_dump(path):
-    """Load a dump into the database (meant for an empty one), as `loaddata` does; returns
-    {table: rows}."""
+def rows_of(file, name, label):
+    """How many rows `file` holds, each checked to be a row of `label`."""
+    rows = 0
+    with open(file, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                model = json.loads(line).get("model")
+            except (ValueError, AttributeError):
+                raise ValueError(f"{name}, line {number}: not a JSON object") from None
+            if model != label:
+                raise ValueError(f"{name}, line {number}: a row of {model}, not of {label}")
+            rows += 1
+    return rows
+
+
+def load_dump(path, overwrite=False):
+    """Load a dump into an empty database (or over the rows with the same keys, when
+    `overwrite`), as `loaddata` does; returns {table: rows}."""
     import tempfile
 
     from django.core.management import call_command
 
-    counts = {}
+    if not overwrite:
+        holding = [name for name, queryset in tables() if queryset.model._base_manager.exists()]
+        if holding:
+            raise ValueError(
+                f"the database already holds content ({', '.join(holding)}): a dump loads into "
+                "an empty one; --overwrite replaces the rows with the same keys"
+            )
     with tempfile.TemporaryDirectory() as scratch:
-        paths = []
-        for name, text in read_dump(path):
-            file = Path(scratch) / f"{name}.jsonl"
-            file.write_text(text)
-            paths.append(str(file))
-            counts[name] = text.count("\n")
-        call_command("loaddata", *paths, verbosity=0)
+        loaded = read_dump(path, scratch)
+        call_command("loaddata", *(str(file) for _, file, _ in loaded), verbosity=0)
     call_command("recount_citations", verbosity=0)
-    return counts
+    return {table: rows for table, _, rows in loaded}
