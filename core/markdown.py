@@ -1,9 +1,12 @@
 """Editors' Markdown to HTML, then through an allow-list sanitiser (nh3, i.e. Ammonia)."""
 
+import re
 from html.parser import HTMLParser
+from urllib.parse import urlsplit
 
 import markdown as markdown_lib
 import nh3
+from django.conf import settings
 
 ALLOWED_TAGS = {
     "a", "abbr", "b", "blockquote", "br", "code", "del", "em", "h2", "h3", "h4", "hr", "i",
@@ -14,14 +17,35 @@ ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "abbr": {"title"}, "th": {"align"}
 ALLOWED_URL_SCHEMES = {"http", "https", "mailto"}
 
 
+# A link in nh3's output: attributes always double-quoted, so the href is found by pattern.
+LINK = re.compile(r"<a (?P<attributes>[^>]*)>")
+HREF = re.compile(r'\bhref="(?P<url>[^"]*)"')
+EXTERNAL_REL = 'rel="noopener noreferrer nofollow"'
+
+
 def sanitise_html(html):
-    return nh3.clean(
+    clean = nh3.clean(
         html,
         tags=ALLOWED_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
         url_schemes=ALLOWED_URL_SCHEMES,
-        link_rel="noopener noreferrer nofollow",
+        link_rel=None,
     )
+    return LINK.sub(_with_rel, clean)
+
+
+def _with_rel(match):
+    """Links that leave the site are nofollow (the site does not vouch for them); its own
+    pages are, and keep their standing."""
+    href = HREF.search(match["attributes"])
+    if href is None or not is_external(href["url"]):
+        return match[0]
+    return f"<a {EXTERNAL_REL} {match['attributes']}>"
+
+
+def is_external(url):
+    host = urlsplit(url.replace("&amp;", "&")).netloc.lower()
+    return bool(host) and host != urlsplit(settings.SITE_URL).netloc.lower()
 
 
 def render_markdown(text):

@@ -51,6 +51,7 @@ urlpatterns = [
     path("sitemap.xml", sitemap_index, name="sitemap"),
     path("sitemap-<section>.xml", sitemap_section, name="sitemap-section"),
     path("robots.txt", views.robots_txt, name="robots-txt"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("", include((papers.urlpatterns + citations_urls.urlpatterns, "citations"))),
     path("", include("discovery.urls")),
     path("", include("notes.urls")),

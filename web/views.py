@@ -2,8 +2,9 @@
 
 from django.conf import settings
 from django.db.models import Prefetch
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import get_object_or_404, render
+from django.templatetags.static import static
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
@@ -112,3 +113,10 @@ def robots_txt(request):
         "",
     ]
     return HttpResponse("\n".join(lines), content_type="text/plain; charset=utf-8")
+
+
+@reads_query()
+@require_safe
+def favicon(request):
+    """Browsers and crawlers ask for /favicon.ico whatever the page's <link rel="icon"> says."""
+    return HttpResponsePermanentRedirect(static("favicon.svg"))

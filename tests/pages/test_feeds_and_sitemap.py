@@ -303,3 +303,10 @@ def test_a_sitemap_page_reverses_its_url_pattern_once_not_once_per_url(client, d
     response = client.get("/sitemap-papers.xml")
     assert len(ET.fromstring(response.content).findall(f"{SITEMAP}url")) == 30
     assert reversed_names.count("paper-detail") == 1
+
+
+def test_favicon_ico_leads_to_the_sites_icon(client):
+    """Browsers and crawlers ask for /favicon.ico whatever the page links."""
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    assert response["Location"].endswith("favicon.svg")

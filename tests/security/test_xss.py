@@ -187,6 +187,21 @@ def test_safe_markdown_survives_sanitising():
     assert "<table>" in html
 
 
+def test_only_links_leaving_the_site_are_nofollow(settings):
+    """The site's own pages are what it vouches for: internal links pass their standing."""
+    settings.SITE_URL = "https://rlscaling.example.org"
+    html = render_markdown(
+        "[hub](/papers/grpo/), [here](#method), [own](https://rlscaling.example.org/claims/), "
+        "[away](https://arxiv.org/abs/2510.13786), [sneaky](//evil.example/), "
+        '<a title="t" href="http://other.example/">raw</a>'
+    )
+    links = re.findall(r"<a [^>]*>", html)
+    assert len(links) == 6, html
+    internal, external = links[:3], links[3:]
+    assert not any("nofollow" in link for link in internal), internal
+    assert all('rel="noopener noreferrer nofollow"' in link for link in external), external
+
+
 def test_the_audit_itself_catches_live_markup():
     for bad in [
         "<script>x</script>",
