@@ -12,11 +12,13 @@ import datetime
 import hashlib
 import io
 import json
+import tempfile
 import zipfile
 from pathlib import Path
 
 from django.conf import settings
 from django.core import serializers
+from django.core.management import call_command
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Prefetch, Q
 from django.utils import timezone
@@ -412,10 +414,6 @@ def rows_of(file, name, label):
 def load_dump(path, overwrite=False):
     """Load a dump into an empty database (or over the rows with the same keys, when
     `overwrite`), as `loaddata` does; returns {table: rows}."""
-    import tempfile
-
-    from django.core.management import call_command
-
     if not overwrite:
         holding = [name for name, queryset in tables() if queryset.model._base_manager.exists()]
         if holding:

@@ -111,3 +111,10 @@ def test_a_database_with_content_is_refused_unless_asked(archive):
 
     call_command("import_dump", str(archive), "--overwrite", verbosity=0)
     assert sorted(Paper.objects.values_list("title", flat=True)) == titles
+
+
+def test_a_file_that_is_not_a_zip_is_one_sentence(tmp_path):
+    bogus = tmp_path / "dump.zip"
+    bogus.write_bytes(b"not a zip at all")
+    with pytest.raises(CommandError, match="Cannot load"):
+        call_command("import_dump", str(bogus), verbosity=0)

@@ -1,3 +1,5 @@
+import zipfile
+
 from django.core.management.base import BaseCommand, CommandError
 
 from web.dump import load_dump
@@ -21,7 +23,7 @@ class Command(BaseCommand):
     def handle(self, *args, archive, overwrite, **options):
         try:
             counts = load_dump(archive, overwrite=overwrite)
-        except (OSError, ValueError, KeyError) as error:
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as error:
             raise CommandError(f"Cannot load {archive}: {error}") from error
         total = sum(counts.values())
         self.stdout.write(
