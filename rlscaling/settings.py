@@ -316,7 +316,13 @@ REST_FRAMEWORK = {
 # GET/HEAD/OPTIONS pass a preflight, no credentials are allowed (no cookies, and no
 # Authorization header may be sent), so nothing cross-origin can write or act as an editor.
 # Not the token endpoint: it answers no cross-origin request (apikit/auth.py refuses them).
-CORS_URLS_REGEX = r"^/api/(?!v1/auth/).*$"
+# The files other tools read are open too: exports (.bib, .ris, CSL .json, .jsonld), Atom feeds
+# and the public dump; the HTML pages stay same-origin.
+CORS_URLS_REGEX = (
+    r"^/(?:api/(?!v1/auth/).*"
+    r"|(?!api/).*\.(?:bib|ris|json|jsonld|atom)"
+    r"|data/dump/.*)$"
+)
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_CREDENTIALS = False
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]

@@ -345,3 +345,28 @@ def test_on_redis_a_page_miss_reads_the_generation_once(demo, redis_default_cach
     keys = count_redis_round_trips(monkeypatch, noted=lambda command: command[1])
     assert not client.get(f"{hub}?page=1").has_header("X-Page-Cache")  # a miss
     assert [key for key in keys if key.endswith("page-cache:generation")] == [keys[0]]
+
+
+def test_exports_feeds_and_the_dump_are_readable_cross_origin(demo, tmp_path, settings):
+    """Reference managers and feed readers in a browser read the files the API's JSON points
+    to; the HTML pages stay same-origin."""
+    from django.core.management import call_command
+
+    settings.DUMP_DIR = tmp_path
+    call_command("export_dump", verbosity=0)
+    hub = f"/papers/{ART_OF_SCALING}"
+    for url in [
+        f"{hub}.bib",
+        f"{hub}.ris",
+        f"{hub}.json",
+        f"{hub}/citing.bib",
+        "/research/papers.ris",
+        "/papers/feed.atom",
+        f"{hub}/citing.atom",
+        "/data/dump/latest.zip",
+    ]:
+        response = Client().get(url, HTTP_ORIGIN=ORIGIN)
+        assert response.status_code == 200, url
+        assert response["Access-Control-Allow-Origin"] == "*", url
+        assert "Access-Control-Allow-Credentials" not in response, url
+    assert "Access-Control-Allow-Origin" not in Client().get(f"{hub}/", HTTP_ORIGIN=ORIGIN)
