@@ -54,13 +54,14 @@ INDEX_PAGE_SIZE = EXPLORER_PAGE_SIZE = 20  # web/papers.py
 
 def pick_targets():
     """What each placeholder of bench/endpoints.py is in this database (see TARGETS there)."""
-    from django.db.models import Count
+    from django.db.models import Count, Q
     from django.db.models.functions import ExtractYear
 
     from bottlenecks.models import Analysis, Dimension, Layer, LoopStage
     from citations.models import Authorship, Citation, Paper
     from evidence.models import Claim, FailureSignal
     from notes.models import CommunityPost, Question, ResearchNote
+    from results.models import Benchmark, Result, Series
     from tags.models import Tag
     from web.sitemaps import PaperSitemap
 
@@ -92,8 +93,30 @@ def pick_targets():
     question = Question.objects.published().order_by("kind", "order", "id").first()
     newest_first = papers.order_by("-publication_date", "-id")
     citations = public.order_by("-id")
+    benchmark = (
+        Benchmark.objects.published()
+        .annotate(n=Count("series", filter=Q(series__in=Series.objects.public())))
+        .order_by("-n", "slug")
+        .first()
+    )
+    # Its first series, then another (of any benchmark when it has only one): compare needs two.
+    series = list(
+        Series.objects.public()
+        .alias(other=~Q(benchmark=benchmark))
+        .order_by("other", "slug")
+        .values_list("slug", flat=True)[:2]
+    )
     targets = {
         "hub": hub_paper.slug if hub_paper else None,
+        "benchmark": benchmark.slug if benchmark else None,
+        "series": series[0] if series else None,
+        "series2": series[-1] if series else None,
+        "result": first(
+            Result.objects.public()
+            .filter(series__slug=series[0] if series else None)
+            .order_by("id"),
+            "id",
+        )[0],
         "arxiv": arxiv,
         "paper": first(
             papers.exclude(pk=hub[0]).filter(citations_made__isnull=False).order_by("id"), "slug"

@@ -21,7 +21,7 @@ from web.sitemaps import SITEMAPS
 pytestmark = pytest.mark.slow
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-NUMERIC_TARGETS = {"citation", "question", "post_year", "year"}
+NUMERIC_TARGETS = {"citation", "question", "post_year", "year", "result"}
 DUMMY = {name: 1 if name in NUMERIC_TARGETS or name.endswith("_page") else "x" for name in TARGETS}
 
 
