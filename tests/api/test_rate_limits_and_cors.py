@@ -369,4 +369,5 @@ def test_exports_feeds_and_the_dump_are_readable_cross_origin(demo, tmp_path, se
         assert response.status_code == 200, url
         assert response["Access-Control-Allow-Origin"] == "*", url
         assert "Access-Control-Allow-Credentials" not in response, url
+        response.close()  # the dump is a FileResponse: its file stays open until closed
     assert "Access-Control-Allow-Origin" not in Client().get(f"{hub}/", HTTP_ORIGIN=ORIGIN)

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-# One production probe (a subprocess, about 15 s) for the module: it runs on one worker.
-pytestmark = pytest.mark.xdist_group("production-probe")
+# A production server in a subprocess (about 15 s, most of it migrating a scratch database):
+# the slow step, with the other subprocess servers; once, on one worker.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("production-probe")]
 
 ROOT = Path(__file__).resolve().parents[2]
 
