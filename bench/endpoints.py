@@ -87,6 +87,16 @@ def api_list(resource, route, *queries, search="scaling", orderings=()):
     )
 
 
+# The filters results share, on the page and in the API (series and results lists).
+RESULT_FILTERS = (
+    "benchmark={benchmark}",
+    "paper={hub}",
+    "task_family=math",
+    "model_size=large",
+    "reward_type=verifiable",
+    "tag={tag}",
+)
+
 PAGES = [
     Endpoint("healthz", "/healthz"),
     Endpoint("readyz", "/readyz"),
@@ -165,12 +175,7 @@ PAGES = [
     *variants(
         "results:list",
         "/results/",
-        "benchmark={benchmark}",
-        "task_family=math",
-        "model_size=large",
-        "reward_type=verifiable",
-        "paper={hub}",
-        "tag={tag}",
+        *RESULT_FILTERS,
         "sort=compute",
         "sort=value",
     ),
@@ -349,12 +354,7 @@ API = [
     *api_list(
         "series",
         "api:series-list",
-        "benchmark={benchmark}",
-        "paper={hub}",
-        "task_family=math",
-        "model_size=large",
-        "reward_type=verifiable",
-        "tag={tag}",
+        *RESULT_FILTERS,
         search="rl",
         orderings=("name", "updated_at"),
     ),
@@ -367,12 +367,7 @@ API = [
         "ordering=compute_sort",
         "ordering=steps",
         "series={series}",
-        "benchmark={benchmark}",
-        "paper={hub}",
-        "task_family=math",
-        "model_size=large",
-        "reward_type=verifiable",
-        "tag={tag}",
+        *RESULT_FILTERS,
         "compute_axis=gpu_hours",
     ),
     Endpoint("api:result-detail", "/api/v1/results/{result}/"),

@@ -210,8 +210,8 @@ def at(moment):
     return mock.patch("django.utils.timezone.now", return_value=moment)
 
 
-def templates_rendered(client, url, name, statuses=(200,)):
-    """The page's HTML and how many times it rendered the template `name`."""
+def get_rendering(client, url, statuses=(200,)):
+    """The answer to GET `url` and the names of the templates it rendered, in order."""
     from django.test.signals import template_rendered
 
     rendered = []
@@ -225,4 +225,4 @@ def templates_rendered(client, url, name, statuses=(200,)):
     finally:
         template_rendered.disconnect(count)
     assert response.status_code in statuses, url
-    return response.content.decode(), rendered.count(name)
+    return response, rendered

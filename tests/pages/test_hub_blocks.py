@@ -5,10 +5,10 @@ every render, to readers and editors alike, and an editorial change is on them a
 import re
 
 import pytest
-from django.test.signals import template_rendered
 
 from citations.models import Citation
 from tests.factories import UserFactory, timeline_hub
+from tests.helpers import get_rendering
 
 pytestmark = pytest.mark.django_db
 
@@ -35,17 +35,7 @@ def hub():
 def hub_page(client, url):
     """The page without its per-request nonce, and how often it rendered the timeline and the
     role × polarity matrix."""
-    rendered = []
-
-    def count(sender, template, context, **kwargs):
-        rendered.append(template.name)
-
-    template_rendered.connect(count)
-    try:
-        response = client.get(url)
-    finally:
-        template_rendered.disconnect(count)
-    assert response.status_code == 200
+    response, rendered = get_rendering(client, url)
     html = NONCE.sub("", response.content.decode())
     return html, rendered.count(TIMELINE), rendered.count(MATRIX)
 
