@@ -120,3 +120,33 @@ def test_the_task_queue_regenerates_the_dump_daily(demo, tmp_path):
         assert latest_dump() is not None
         queued = DBTaskResult.objects.filter(task_path__endswith="regenerate_dump")
         assert queued.count() == 1 and queued.get().run_after is not None
+
+
+def test_the_dump_answers_conditional_and_range_requests(demo, tmp_path):
+    """Mirrors and resumed downloads: an ETag (the archive's SHA-256), a 304 for it, and one
+    byte range at a time."""
+    with override_settings(DUMP_DIR=tmp_path):
+        call_command("export_dump", verbosity=0)
+        url = "/data/dump/latest.zip"
+        full = Client().get(url)
+        body = b"".join(full.streaming_content)
+        assert full["ETag"] == f'"{full["X-Checksum-SHA256"]}"'
+        assert full["Accept-Ranges"] == "bytes"
+        assert Client().get(url, HTTP_IF_NONE_MATCH=full["ETag"]).status_code == 304
+
+        part = Client().get(url, HTTP_RANGE="bytes=10-19")
+        assert part.status_code == 206
+        assert part["Content-Range"] == f"bytes 10-19/{len(body)}"
+        assert b"".join(part.streaming_content) == body[10:20]
+        tail = Client().get(url, HTTP_RANGE="bytes=-5")
+        assert b"".join(tail.streaming_content) == body[-5:]
+        unsatisfiable = Client().get(url, HTTP_RANGE=f"bytes={len(body) + 10}-")
+        assert unsatisfiable.status_code == 416
+        assert unsatisfiable["Content-Range"] == f"bytes */{len(body)}"
+        backwards = Client().get(url, HTTP_RANGE="bytes=9-0")  # invalid: ignored
+        assert backwards.status_code == 200
+        b"".join(backwards.streaming_content)
+        # A range for another version of the file is ignored: the whole current one comes back.
+        stale = Client().get(url, HTTP_RANGE="bytes=0-9", HTTP_IF_RANGE='"other"')
+        assert stale.status_code == 200
+        b"".join(stale.streaming_content)
