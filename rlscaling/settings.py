@@ -393,6 +393,7 @@ if PRODUCTION:
 # One console handler, on the root logger. Django's own "django" logger would print each of
 # its lines a second time through its console handler: it gets none and propagates here
 # (runserver's request lines keep Django's "django.server" handler, which does not propagate).
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "WARNING").upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -406,14 +407,18 @@ LOGGING = {
     },
     "filters": {"client_address": {"()": "core.client_address.ClientAddressFilter"}},
     "handlers": {
+        # The handler, not only the root logger, holds the level: libraries raise their own
+        # loggers to INFO (db_worker at verbosity 1, runserver's reloader), and their records
+        # would otherwise reach the console whatever LOG_LEVEL says.
         "console": {
             "class": "logging.StreamHandler",
+            "level": LOG_LEVEL,
             "formatter": "plain",
             "filters": ["client_address"],
         },
         "django.server": {"class": "logging.StreamHandler", "formatter": "django.server"},
     },
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
         "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.server": {"handlers": ["django.server"], "level": "INFO", "propagate": False},
