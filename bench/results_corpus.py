@@ -19,8 +19,10 @@ from results.models import Benchmark, LocationKind, Result, Series
 FAMILIES = ["math", "code", "agentic", "multimodal", "general"]
 
 
-def generate(benchmarks, series, points, seed=0, prefix="synthetic", batch_size=5000):
-    """Write the corpus; returns (benchmarks, series, points) written."""
+def generate(benchmarks, series, points, seed=0, prefix="synthetic", widest=0, batch_size=5000):
+    """Write the corpus; returns (benchmarks, series, points) written. The first benchmark
+    holds `widest` series (a benchmark page at the size the performance contract names), the
+    others share the rest evenly."""
     rng = random.Random(seed)
     papers = list(Paper.objects.published().order_by("pk").values_list("pk", flat=True)[:5000])
     if not papers:
@@ -48,7 +50,7 @@ def generate(benchmarks, series, points, seed=0, prefix="synthetic", batch_size=
                     name=f"Synthetic run {j}",
                     slug=f"{prefix}-run-{j}",
                     paper_id=papers[j % len(papers)],
-                    benchmark=bench_rows[j % len(bench_rows)],
+                    benchmark=bench_rows[benchmark_index(j, len(bench_rows), widest)],
                     recipe="Synthetic: drawn from a sigmoid with noise.",
                     task_family=FAMILIES[j % len(FAMILIES)],
                     synthetic=True,
@@ -87,6 +89,16 @@ def generate(benchmarks, series, points, seed=0, prefix="synthetic", batch_size=
         Result.objects.bulk_create(batch, batch_size=batch_size)
         written += len(batch)
     return len(bench_rows), len(series_rows), written
+
+
+def benchmark_index(j, benchmarks, widest):
+    """The benchmark of the j-th series: the first `widest` go to the first benchmark, the
+    rest round the others (round all of them when `widest` is 0)."""
+    if not widest:
+        return j % benchmarks
+    if j < widest or benchmarks == 1:
+        return 0
+    return 1 + (j - widest) % (benchmarks - 1)
 
 
 def remove(prefix="synthetic"):

@@ -14,9 +14,20 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def corpus():
     PaperFactory.create_batch(3)
-    call_command("generate_results_corpus", benchmarks=2, series=80, points=800, verbosity=0)
+    call_command(
+        "generate_results_corpus", benchmarks=2, series=80, points=800, widest=0, verbosity=0
+    )
     for series in Series.objects.filter(benchmark__slug="synthetic-benchmark-0")[:5]:
         refit(series)
+
+
+def test_the_widest_benchmark_holds_what_it_is_asked(client):
+    PaperFactory.create_batch(3)
+    call_command(
+        "generate_results_corpus", benchmarks=3, series=30, points=60, widest=20, verbosity=0
+    )
+    sizes = sorted(b.series.count() for b in Benchmark.objects.all())
+    assert sizes == [5, 5, 20]
 
 
 def test_the_corpus_is_marked_synthetic(corpus):

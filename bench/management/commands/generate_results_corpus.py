@@ -14,6 +14,9 @@ class Command(BaseCommand):
         parser.add_argument("--benchmarks", type=int, default=1000)
         parser.add_argument("--series", type=int, default=20000)
         parser.add_argument("--points", type=int, default=200000, help="In all (spread evenly).")
+        parser.add_argument(
+            "--widest", type=int, default=500, help="Series of the first benchmark."
+        )
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--prefix", default="synthetic")
         parser.add_argument("--replace", action="store_true", help="Remove the old one first.")
@@ -28,6 +31,7 @@ class Command(BaseCommand):
                 options["points"],
                 seed=options["seed"],
                 prefix=options["prefix"],
+                widest=options["widest"],
             )
         except ValueError as error:
             raise CommandError(str(error)) from None
