@@ -46,7 +46,7 @@ from citations.models import (
     recount_citations,
     recount_paper_facets,
 )
-from citations.models.papers import free_author_slugs
+from citations.models.authors import free_author_slugs
 from publishing.models import Status
 from tags.counts import recount_tags
 from tags.models import Tag
@@ -301,10 +301,10 @@ class CorpusGenerator:
                 # grouped queries ran for over 20 minutes at 1M citations.
                 with connection.cursor() as cursor:
                     cursor.execute(f"ANALYZE {Citation._meta.db_table}, {Paper._meta.db_table}")
-            recount_citations(paper_ids)  # the stored counts (citations/counts.py)
+            recount_citations(paper_ids)  # the stored counts (citations/stats/counts.py)
             self.progress("counted the citing papers of each paper")
             recount_tags()  # the stored public counts of each tag (tags/counts.py)
-            recount_paper_facets()  # years, tags and layers (citations/facet_counts.py)
+            recount_paper_facets()  # years, tags and layers (citations/stats/facet_counts.py)
             self.progress("committing (the database checks the deferred foreign keys now)")
         self.progress("committed")
         if self.postgres:

@@ -1,4 +1,4 @@
-"""Stable cite keys: every export names a paper by `Paper.cite_key` (citations/formats.py),
+"""Stable cite keys: every export names a paper by `Paper.cite_key` (citations/exports/formats.py),
 stored and unique. People cite from the .bib files they downloaded, so a key is assigned once,
 like a slug, and edits never recompute it: a later title, author or date, or another paper with
 the same base appearing or disappearing, leaves it as it was. An editor may change it in the
@@ -18,7 +18,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import BooleanField, OuterRef, Q, Subquery
 from django.db.models.expressions import RawSQL
 
-from citations.formats import base_cite_key, key_suffix
+from citations.exports.formats import base_cite_key, key_suffix
 
 BATCH = 2000
 # Suffixes checked at once beyond those a base shared in a list needs, in case some are taken.

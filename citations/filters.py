@@ -7,7 +7,6 @@ from django.db.models import Q, Value, prefetch_related_objects
 from django_filters.constants import EMPTY_VALUES
 
 from bottlenecks.models import Layer
-from citations.facet_counts import ALL, INDEX, LAYER, TAG, YEAR, facet_counts, stored_count
 from citations.models import (
     NEWEST_FIRST,
     PROVENANCE_CHOICES,
@@ -20,6 +19,7 @@ from citations.models import (
     list_foot_prefetches,
     provenance_q,
 )
+from citations.stats.facet_counts import ALL, INDEX, LAYER, TAG, YEAR, facet_counts, stored_count
 from tags.models import Tag
 
 SORT_CHOICES = [("newest", "Newest first"), ("oldest", "Oldest first"), ("relevance", "Best match")]
@@ -88,7 +88,7 @@ class ResearchIndexFilter(django_filters.FilterSet):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # The tags and years of index papers, and the total: stored counts, read in one query
-        # (citations/facet_counts.py), not a scan of the index per request.
+        # (citations/stats/facet_counts.py), not a scan of the index per request.
         self.stored_counts = facet_counts(INDEX)
         self.form.fields["tag"].choices = index_tag_choices(self.stored_counts[TAG])
         self.form.fields["layer"].choices = published_layer_choices()  # validated, then shown

@@ -11,7 +11,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from citations.cite_keys import assign_cite_keys
-from citations.counts import recount_citations
 from citations.identity import (
     PaperIdentifier,
     PaperMerge,
@@ -20,6 +19,7 @@ from citations.identity import (
     slug_was_public,
 )
 from citations.models import Authorship, Citation, recount_paper_facets
+from citations.stats.counts import recount_citations
 from publishing.history import fit_change_reason
 
 FILLED_FIELDS = ("byline", "institution", "publication_date", "url", "abstract", "summary")

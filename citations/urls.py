@@ -1,6 +1,7 @@
 from django.urls import path, register_converter
 
-from citations import corrections_views, exports
+from citations.corrections import views as corrections_views
+from citations.exports import downloads as exports
 from citations.identity import redirect_old_slugs
 
 

@@ -92,7 +92,7 @@ def similar_papers(paper_id, edges=None):
     reference_counts = (
         _counts(edges.filter(citing_paper__in=candidates), "citing_paper") if coupled else {}
     )
-    # The stored citing counts (citations/counts.py): public edges from published papers.
+    # The stored citing counts (citations/stats/counts.py): public edges from published papers.
     citer_counts = (
         dict(CitationCount.objects.filter(paper__in=candidates).values_list("paper", "total"))
         if cocited

@@ -6,8 +6,8 @@ from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_safe
 
 from bottlenecks.models import Analysis, Layer
-from citations.facet_counts import LAYER, PUBLIC, PaperFacetCount, stored_count
 from citations.models import Paper
+from citations.stats.facet_counts import LAYER, PUBLIC, PaperFacetCount, stored_count
 from core.pagination import paginate
 from evidence.models import Claim
 from notes.models import ResearchNote
@@ -19,7 +19,7 @@ LAYER_PAGE_SIZE = 20
 
 def with_public_counts(layers):
     """`paper_count`, `claim_count` and `note_count`: the published ones on each layer (the
-    papers' stored count: citations/facet_counts.py)."""
+    papers' stored count: citations/stats/facet_counts.py)."""
 
     def published_on_layer(model):
         rows = model.objects.published().filter(layers=models.OuterRef("pk")).order_by()

@@ -15,8 +15,8 @@ from simple_history.models import HistoricalRecords
 
 from bottlenecks.models import Layer
 from bottlenecks.setting import ModelSize, RewardType, TaskFamily
-from citations.facet_counts import layer_quarters_and_total
 from citations.models import Citation, Paper
+from citations.stats.facet_counts import layer_quarters_and_total
 from notes.models import ResearchNote
 from publishing.models import Publishable, PublishableQuerySet
 
@@ -565,7 +565,7 @@ class EvidenceTimeline:
     """Claims (by the date they were reported) and papers (by publication date) on one layer,
     per quarter from the first quarter with either to the last, for a server-drawn SVG strip
     with the same figures as a table. The claims in one GROUP BY query, the papers from their
-    stored counts (citations/facet_counts.py); undated rows are counted apart."""
+    stored counts (citations/stats/facet_counts.py); undated rows are counted apart."""
 
     BAR_WIDTH = 6
     QUARTER_WIDTH = 16
@@ -610,7 +610,7 @@ class EvidenceTimeline:
             return {_as_date(row["quarter"]): row["n"] for row in rows}
 
         claims = per_quarter(Claim.objects.published().filter(layers=layer), "reported_on")
-        # Stored (citations/facet_counts.py), with the layer's papers no quarter holds.
+        # Stored (citations/stats/facet_counts.py), with the layer's papers no quarter holds.
         papers, on_layer = layer_quarters_and_total(layer.pk)
         undated_claims = claims.pop(None, 0)
         undated_papers = on_layer - sum(papers.values())

@@ -214,7 +214,7 @@ PAGE_CACHE_STORES_PER_MINUTE = int(os.environ.get("PAGE_CACHE_STORES_PER_MINUTE"
 # The largest answer the page cache stores (bytes): the demo's largest page (a hub) is 73 KB;
 # a bigger one is served uncached rather than kept once per filter variant.
 PAGE_CACHE_MAX_ENTRY_BYTES = int(os.environ.get("PAGE_CACHE_MAX_ENTRY_BYTES", str(2 * 1024 * 1024)))
-# Readers' correction suggestions (citations/corrections_views.py): sends per client address
+# Readers' correction suggestions (citations/corrections/views.py): sends per client address
 # and hour, and the least time between showing the form and sending it (robots are quicker).
 CORRECTION_SUGGESTIONS_PER_HOUR = 5
 CORRECTION_FORM_MIN_SECONDS = 3

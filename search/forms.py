@@ -1,12 +1,12 @@
 from django import forms
 
-from citations.facet_counts import PUBLIC, stored_years
+from citations.stats.facet_counts import PUBLIC, stored_years
 from search.engine import KIND_CHOICES
 
 
 def years_with_papers():
     """The years in which a published paper appeared, newest first: read from the stored
-    counts (citations/facet_counts.py, scope "public", any date precision; 0 is undated)."""
+    counts (citations/stats/facet_counts.py, scope "public", any date precision; 0 is undated)."""
     return stored_years(PUBLIC)
 
 

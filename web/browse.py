@@ -9,8 +9,8 @@ from django.db.models.functions import Lower
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
-from citations.facet_counts import ALL, PUBLIC, stored_count
 from citations.models import NEWEST_FIRST, Paper
+from citations.stats.facet_counts import ALL, PUBLIC, stored_count
 from core.pagination import paginate
 from notes.models import ResearchNote
 from pagecache.caching import reads_query
@@ -80,7 +80,8 @@ def paper_list(request):
         papers,
         PAPERS_PAGE_SIZE,
         {"nav": "papers", "pages_label": "Paper pages"},
-        # Stored (citations/facet_counts.py): a COUNT of the published papers scanned them all.
+        # Stored (citations/stats/facet_counts.py): a COUNT of the published papers scanned
+        # them all.
         count=functools.partial(stored_count, PUBLIC, ALL),
     )
 

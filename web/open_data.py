@@ -8,8 +8,8 @@ from django.shortcuts import render
 from django.utils.cache import get_conditional_response
 from django.views.decorators.http import require_safe
 
-from citations.exports import EXPORT_FORMATS, EXPORT_LIMIT
-from citations.formats import (
+from citations.exports.downloads import EXPORT_FORMATS, EXPORT_LIMIT
+from citations.exports.formats import (
     CITO,
     CITO_FALLBACK,
     CITO_POLARITIES,

@@ -7,12 +7,12 @@ from django.urls import path
 from django.views.decorators.http import require_safe
 
 from bottlenecks.models import Layer
-from citations import exports
+from citations.exports import downloads as exports
+from citations.exports.formats import PAGE_JSON_LD_CITATION_LIMIT, scholarly_article
 from citations.filters import CitingPaperFilter
-from citations.formats import PAGE_JSON_LD_CITATION_LIMIT, scholarly_article
 from citations.identity import redirect_old_slugs
-from citations.matrix import RolePolarityMatrix
 from citations.models import Paper
+from citations.stats.matrix import RolePolarityMatrix
 from core.pagination import paginate
 from discovery.models import Neighbour
 from notes.models import GuideSection, ResearchNote
@@ -49,7 +49,7 @@ def research_index(request):
         "section": GuideSection.objects.filter(key="research-index").first(),
         "filterset": filterset,
     }
-    context["total"] = filterset.total  # stored (citations/facet_counts.py)
+    context["total"] = filterset.total  # stored (citations/stats/facet_counts.py)
     if filterset.is_bound and not filterset.is_valid():
         return render(request, "citations/research_index.html", context, status=400)
     context["page"] = paginate(

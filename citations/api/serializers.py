@@ -103,7 +103,7 @@ class PaperSerializer(VersionedModelSerializer):
     @extend_schema_field(CitingCountsSerializer)
     def get_citing_counts(self, paper):
         roles, polarities = self.context["vocabulary"]
-        # The stored counts (citations/counts.py); a paper just created has none yet.
+        # The stored counts (citations/stats/counts.py); a paper just created has none yet.
         counts = getattr(paper, "citation_count", None) or CitationCount(paper=paper)
         return {
             "total": counts.total,

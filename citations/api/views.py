@@ -40,10 +40,10 @@ from citations.api.serializers import (
     PaperSerializer,
 )
 from citations.dates import known_year_expression
-from citations.facet_counts import ALL, LAYER, NO_LAYER, PUBLIC, YEAR, facet_counts
 from citations.identifiers import normalise_arxiv_id, normalise_doi
 from citations.identity import old_slug_redirect, papers_with_identifiers
 from citations.models import Citation, CitationPolarity, CitationRole, Paper
+from citations.stats.facet_counts import ALL, LAYER, NO_LAYER, PUBLIC, YEAR, facet_counts
 
 
 class PaperRepresentationMixin:
@@ -110,7 +110,7 @@ class PaperViewSet(GroupByMixin, PaperRepresentationMixin, PublishableViewSet):
 
     def grouped(self, name, facet):
         """`group_by=year` and `group_by=layer` of every published paper (no filter or search,
-        a reader who sees no drafts) from the stored counts (citations/facet_counts.py), not a
+        a reader who sees no drafts) from the stored counts (citations/stats/facet_counts.py), not a
         GROUP BY over the paper table."""
         filters = filterset_parameters(self.filterset_class) | {api_settings.SEARCH_PARAM}
         if (

@@ -46,7 +46,7 @@ from citations.models import (
     recount_citations,
     recount_paper_facets,
 )
-from citations.models.papers import free_author_slugs
+from citations.models.authors import free_author_slugs
 from core.text import clean_instance_text, clean_text
 from pagecache.caching import bump_generation
 from publishing.models import Status
@@ -487,8 +487,8 @@ class _BulkImport:
         return max(cursor.rowcount, 0)
 
     def recount(self):
-        """The stored citing counts (citations/counts.py), year, tag and layer counts
-        (citations/facet_counts.py) of every paper the import touched."""
+        """The stored citing counts (citations/stats/counts.py), year, tag and layer counts
+        (citations/stats/facet_counts.py) of every paper the import touched."""
         if not any(self.report.counts.get(key) for key in ("create", "update", "merge")) and (
             not self.report.counts.get("edge create")
         ):

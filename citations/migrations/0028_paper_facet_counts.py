@@ -4,7 +4,7 @@ from django.db import migrations, models
 
 
 def count_every_paper(apps, schema_editor):
-    from citations.facet_counts import recount_paper_facets
+    from citations.stats.facet_counts import recount_paper_facets
 
     recount_paper_facets(apps=apps)
 

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 
 def count_every_paper(apps, schema_editor):
-    from citations.counts import recount_citations
+    from citations.stats.counts import recount_citations
 
     recount_citations(apps=apps)
 

@@ -13,7 +13,7 @@ import django.core.validators
 from django.db import migrations, models
 from django.db.models import OuterRef, Subquery
 
-from citations.formats import base_cite_key, key_suffix
+from citations.exports.formats import base_cite_key, key_suffix
 
 BATCH = 2000
 SPARE_SUFFIXES = 4

@@ -4,7 +4,7 @@ from django.db import migrations
 def recount_every_paper(apps, schema_editor):
     """The stored year and quarter counts follow the one rule for a known date now: a
     placeholder date is counted as no date, a year alone in no quarter."""
-    from citations.facet_counts import recount_paper_facets
+    from citations.stats.facet_counts import recount_paper_facets
 
     recount_paper_facets(apps=apps)
 

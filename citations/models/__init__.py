@@ -1,16 +1,15 @@
-"""The citations app's models: papers, authors, citation edges and their vocabularies
-(papers.py), and the tables beside them, each kept with the code that writes it."""
+"""The citations app's models: the vocabularies an edge is classified with (vocabularies.py),
+authors (authors.py), papers and citation edges (papers.py: a hub and its edges are read
+together), and the tables beside them, each kept with the code that writes it."""
 
+from citations.models.authors import Author
 from citations.models.papers import (
     NEWEST_FIRST,
     PROVENANCE_CHOICES,
     REPRESENTATIVE_LIMIT,
-    Author,
     Authorship,
     Citation,
-    CitationPolarity,
     CitationQuerySet,
-    CitationRole,
     CitationSource,
     CitationSummary,
     DatePrecision,
@@ -18,18 +17,22 @@ from citations.models.papers import (
     PaperQuerySet,
     TaggedPaper,
     authorships_with_authors,
-    citation_vocabularies,
     list_foot_prefetches,
     provenance_q,
     representative_limit_message,
     with_authors_where_shown,
 )
+from citations.models.vocabularies import (
+    CitationPolarity,
+    CitationRole,
+    citation_vocabularies,
+)
 
 # Tables written by their own modules, which import the models above: so they come after.
-from citations.corrections import CorrectionSuggestion  # isort: skip
-from citations.counts import CitationCount, CitingTimelineCount, recount_citations  # isort: skip
+from citations.corrections.models import CorrectionSuggestion  # isort: skip
+from citations.stats.counts import CitationCount, CitingTimelineCount, recount_citations  # isort: skip
 from citations.duplicates import DuplicateScan, PossibleDuplicatePair  # isort: skip
-from citations.facet_counts import (  # isort: skip
+from citations.stats.facet_counts import (  # isort: skip
     PaperFacetCount,
     PaperFacetMembership,
     recount_paper_facets,

@@ -25,13 +25,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.functional import cached_property
-from django.utils.text import slugify
 from simple_history.models import HistoricalRecords
 from taggit.models import ItemBase
 
 from bottlenecks.models import Layer
 from citations.cite_keys import RETRIES, free_keys, paper_base_key
-from citations.counts import CitingTimelineCount, counted_fields, recount_citations
 from citations.dates import (
     DatePrecision,
     date_display,
@@ -41,7 +39,6 @@ from citations.dates import (
     known_date_q,
     known_year,
 )
-from citations.facet_counts import recount_paper_facets
 from citations.identifiers import (
     ArxivIdField,
     DoiField,
@@ -49,6 +46,10 @@ from citations.identifiers import (
     arxiv_versions_named,
     merged_arxiv_versions,
 )
+from citations.models.authors import Author
+from citations.models.vocabularies import CitationPolarity, CitationRole
+from citations.stats.counts import CitingTimelineCount, counted_fields, recount_citations
+from citations.stats.facet_counts import recount_paper_facets
 from publishing.admin_search import contains_text, search_words
 from publishing.models import Publishable, PublishableQuerySet, published_q
 from tags.counts import recounting_tags, tag_list
@@ -59,156 +60,6 @@ IDENTIFIER_FIELDS = ("arxiv_id", "doi")
 
 # The longest abstract the site keeps (characters), at every door.
 MAX_ABSTRACT_LENGTH = 100_000
-
-
-class Vocabulary(models.Model):
-    """An editor-managed term such as a citation role or polarity."""
-
-    name = models.CharField(max_length=60, unique=True)
-    slug = models.SlugField(max_length=60, unique=True)
-    description = models.TextField(blank=True)
-    order = models.PositiveSmallIntegerField(default=0)
-
-    history = HistoricalRecords(inherit=True)
-
-    class Meta:
-        abstract = True
-        ordering = ["order", "name"]
-
-    def __str__(self):
-        return self.name
-
-
-class CitationRole(Vocabulary):
-    """Why a paper is cited: background, method, comparison, extension, ..."""
-
-    class Meta(Vocabulary.Meta):
-        verbose_name = "citation role"
-
-
-class CitationPolarity(Vocabulary):
-    """How the citing paper stands towards the cited one: supporting, contrasting, neutral."""
-
-    class Meta(Vocabulary.Meta):
-        verbose_name = "citation polarity"
-        verbose_name_plural = "citation polarities"
-
-
-def citation_vocabularies():
-    """(roles, polarities): every term of both vocabularies, read in one query."""
-    columns = ("axis", "pk", "name", "slug", "order")
-
-    def terms(model, axis):
-        return model.objects.annotate(axis=models.Value(axis)).values_list(*columns).order_by()
-
-    roles, polarities = [], []
-    rows = terms(CitationRole, "role").union(terms(CitationPolarity, "polarity"))
-    for axis, pk, name, slug, order in sorted(rows, key=lambda row: (row[4], row[2])):
-        if axis == "role":
-            roles.append(CitationRole(pk=pk, name=name, slug=slug, order=order))
-        else:
-            polarities.append(CitationPolarity(pk=pk, name=name, slug=slug, order=order))
-    return roles, polarities
-
-
-AUTHOR_SLUG_LENGTH = 220
-ORCID_PATTERN = r"\A\d{4}-\d{4}-\d{4}-\d{3}[\dX]\Z"
-
-
-def author_slug_base(name):
-    """The ASCII slug an author's name gives before any suffix ("José Müller": "jose-muller";
-    a name with no Latin letters or digits: "author")."""
-    return slugify(name)[: AUTHOR_SLUG_LENGTH - 8].strip("-") or "author"
-
-
-def free_author_slugs(names):
-    """The slugs new authors with these names (in creation order) get: each name's base when
-    no author holds it, else the base with the first free suffix (-2, -3, ...), none given
-    twice in the list. For every writer of authors that skips Author.save() (the bulk
-    importer's and the corpus generator's COPY): one query per round of candidates."""
-    bases = [author_slug_base(name) for name in names]
-    result = [None] * len(bases)
-    needed = {}
-    for index, base in enumerate(bases):
-        needed.setdefault(base, []).append(index)
-    next_suffix = dict.fromkeys(needed, 1)
-    given = set()
-    while needed:
-        candidates = {}
-        for base, indices in needed.items():
-            start = next_suffix[base]
-            next_suffix[base] = start + len(indices)
-            candidates[base] = [
-                base if n == 1 else f"{base}-{n}" for n in range(start, start + len(indices))
-            ]
-        wanted = [slug for slugs in candidates.values() for slug in slugs]
-        taken = set()
-        for start in range(0, len(wanted), 5000):
-            chunk = wanted[start : start + 5000]
-            taken |= set(Author.objects.filter(slug__in=chunk).values_list("slug", flat=True))
-        waiting = {}
-        for base, slugs in candidates.items():
-            free = [slug for slug in slugs if slug not in taken and slug not in given]
-            indices = needed[base]
-            # Fewer free slugs than names: the rest wait for the next round.
-            for index, slug in zip(indices, free, strict=False):
-                result[index] = slug
-                given.add(slug)
-            if len(free) < len(indices):
-                waiting[base] = indices[len(free) :]
-        needed = waiting
-    return result
-
-
-class Author(models.Model):
-    name = models.CharField(max_length=200, unique=True)
-    # The author page's address (/authors/<slug>/): ASCII from the name, a suffix when taken;
-    # assigned on the first save (bulk writers: free_author_slugs()) and kept when the name
-    # is corrected, so links stay.
-    slug = models.SlugField(max_length=AUTHOR_SLUG_LENGTH, unique=True, blank=True)
-    orcid = models.CharField(
-        "ORCID iD",
-        max_length=19,
-        blank=True,
-        default="",
-        db_default="",
-        validators=[RegexValidator(ORCID_PATTERN, "An ORCID iD looks like 0000-0002-1825-0097.")],
-        help_text="e.g. 0000-0002-1825-0097, without https://orcid.org/.",
-    )
-
-    class Meta:
-        ordering = ["name"]
-
-    def __str__(self):
-        return self.name
-
-    def save(self, *args, **kwargs):
-        """Gives a new author (or one saved without a slug) the first free slug of its name;
-        should another writer take it first, the unique constraint refuses this save and the
-        next free slug is tried."""
-        if self.slug:
-            super().save(*args, **kwargs)
-            return
-        if kwargs.get("update_fields") is not None:
-            kwargs["update_fields"] = {*kwargs["update_fields"], "slug"}
-        for attempt in range(RETRIES):
-            (self.slug,) = free_author_slugs([self.name])
-            try:
-                with transaction.atomic(using=kwargs.get("using")):
-                    super().save(*args, **kwargs)
-                return
-            except IntegrityError:
-                taken = Author._base_manager.filter(slug=self.slug).exclude(pk=self.pk)
-                if attempt == RETRIES - 1 or not taken.exists():
-                    self.slug = ""
-                    raise
-
-    def get_absolute_url(self):
-        return reverse("discovery:author-detail", kwargs={"slug": self.slug})
-
-    @property
-    def orcid_url(self):
-        return f"https://orcid.org/{self.orcid}" if self.orcid else ""
 
 
 # Newest publication first, undated papers last on every database (PostgreSQL puts NULLs first
@@ -334,7 +185,7 @@ class PaperQuerySet(PublishableQuerySet):
         return changed
 
     def with_stored_counts(self):
-        """Each paper's stored citing counts (citations/counts.py): `citation_count` joined
+        """Each paper's stored citing counts (citations/stats/counts.py): `citation_count` joined
         and `cited_by_count` annotated, sortable through the index citation_count_total."""
         return self.select_related("citation_count").annotate(
             cited_by_count=F("citation_count__total")
@@ -554,7 +405,7 @@ class Paper(Publishable):
     @classmethod
     def from_db(cls, db, field_names, values):
         paper = super().from_db(db, field_names, values)
-        # Compared on save (citations/counts.py): did the publication or the date change?
+        # Compared on save (citations/stats/counts.py): did the publication or the date change?
         paper._loaded_counted = counted_fields(paper)
         return paper
 
@@ -809,15 +660,15 @@ class Paper(Publishable):
 
     def citing_timeline(self, groups=None):
         """How the citing changes over time: the public citing papers per quarter by role and
-        by polarity, the year-only and undated ones apart (citations/timeline.py), from the
+        by polarity, the year-only and undated ones apart (citations/stats/timeline.py), from the
         stored groups (`groups`, when the caller read them already)."""
-        from citations.timeline import CitingTimeline
+        from citations.stats.timeline import CitingTimeline
 
         return CitingTimeline(self.citing_groups() if groups is None else groups)
 
     def citing_groups(self):
         """The rows of `Citation.objects.public_into(self).by_quarter()`, as stored by the last
-        recount (citations/counts.py): a few hundred rows on any hub, where counting them read
+        recount (citations/stats/counts.py): a few hundred rows on any hub, where counting them read
         every edge. No rows for a paper that is not public (it has no public edges)."""
         rows = CitingTimelineCount.objects.filter(published_q("paper__"), paper=self)
         return list(rows.values(*CITING_GROUP_FIELDS))
@@ -847,7 +698,7 @@ class Paper(Publishable):
         )
 
 
-# The keys of a citing timeline's groups (citations/timeline.py), stored or counted.
+# The keys of a citing timeline's groups (citations/stats/timeline.py), stored or counted.
 CITING_GROUP_FIELDS = (
     "quarter",
     "date_precision",
@@ -885,7 +736,7 @@ class CitationSummary:
 
     @classmethod
     def from_stored_counts(cls, count, roles, polarities):
-        """The summary of a paper's stored counts (citations/counts.py), for lists such as the
+        """The summary of a paper's stored counts (citations/stats/counts.py), for lists such as the
         feed that cannot count every paper's edges: `count` a CitationCount (or None), `roles`
         and `polarities` every term of each vocabulary. The role x polarity pairs are not kept."""
 
@@ -1090,7 +941,7 @@ class CitationQuerySet(PublishableQuerySet):
         """The edges counted in one GROUP BY: per quarter of the citing paper's publication
         date, with the precision of that date (a year-only date has no real quarter), per role
         and per polarity (each with its name and order; NULL while unclassified). The rows of
-        a `CitingTimeline` (citations/timeline.py)."""
+        a `CitingTimeline` (citations/stats/timeline.py)."""
         return (
             self.values(
                 *CITING_GROUP_FIELDS[2:-1],
@@ -1370,7 +1221,7 @@ class Citation(Publishable):
             edge.__dict__.get(name)
             for name in ("is_representative", "cited_paper_id", "representative_reason")
         )
-        # Recounted on save with the new one (citations/counts.py), if the edge moved.
+        # Recounted on save with the new one (citations/stats/counts.py), if the edge moved.
         edge._loaded_cited_paper_id = edge.__dict__.get("cited_paper_id")
         # Compared on save (record_classification): did someone classify it anew?
         edge._loaded_classification = edge._classification()

@@ -1,14 +1,14 @@
 from django import template
 
-from citations.exports import download_links
-from citations.formats import entry_kind
+from citations.exports.downloads import download_links
+from citations.exports.formats import entry_kind
 
 register = template.Library()
 
 
 @register.inclusion_tag("includes/export_links.html", takes_context=True)
 def export_links(context, url_name, label="Download", keep_query=False, **kwargs):
-    """Download links in every export format (citations/exports.py) for a list page; with
+    """Download links in every export format (citations/exports/downloads.py) for a list page; with
     `keep_query`, the page's filters (not its page number) go along, so the file holds what
     the page lists."""
     query = ""

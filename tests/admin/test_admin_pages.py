@@ -33,14 +33,15 @@ def admin_urls(model, obj=None):
 
 # Edited only inline on their parent's page.
 INLINE_ONLY = {"Authorship", "SignalLayer", "TestOutcome"}
-DERIVED = {"CitationCount", "CitingTimelineCount"}  # recounted from the edges (citations/counts.py)
+# Recounted from the edges (citations/stats/counts.py).
+DERIVED = {"CitationCount", "CitingTimelineCount"}
 # Found by a scan of the papers, shown on the possible duplicates page (citations/duplicates.py).
 DERIVED |= {"DuplicateScan", "PossibleDuplicatePair"}
-# A paper's place in the stored facet counts (citations/facet_counts.py), recounted on change.
+# A paper's place in the stored facet counts (citations/stats/facet_counts.py), recounted on change.
 DERIVED |= {"PaperFacetCount", "PaperFacetMembership"}
 # The pieces of an import's uploaded text, shown through their run (citations/importers/runs.py).
 DERIVED |= {"ImportChunk"}
-# Sent by readers from the public site (citations/corrections_views.py); editors only decide.
+# Sent by readers from the public site (citations/corrections/views.py); editors only decide.
 SENT_BY_READERS = {"CorrectionSuggestion"}
 TAG_ROWS = {"TaggedPaper", "TaggedNote"}  # written through the tags field of their item
 
@@ -125,7 +126,7 @@ def test_a_url_typed_without_a_scheme_is_taken_as_https(rf, editor, model):
 
 def test_possible_duplicates_show_the_strongest_with_the_total(editor_client, monkeypatch):
     """At 100k papers the page listed tens of thousands of pairs and never answered."""
-    from citations import admin_identity
+    from citations.admin import identity as admin_identity
     from citations.duplicates import store_possible_duplicates
 
     monkeypatch.setattr(admin_identity, "DUPLICATES_SHOWN", 2)
@@ -155,7 +156,7 @@ def test_citation_search_matches_either_paper_title_or_the_citing_sentence(edito
 
 
 def test_a_later_changelist_page_lists_the_right_rows(editor_client, monkeypatch):
-    from citations.admin import CitationAdmin
+    from citations.admin.papers import CitationAdmin
     from tests.factories import CitationFactory
 
     monkeypatch.setattr(CitationAdmin, "list_per_page", 2)

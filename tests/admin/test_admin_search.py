@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from citations.admin import CitationAdmin
+from citations.admin.papers import CitationAdmin
 from citations.models import Citation, CitationQuerySet, Paper
 from tests.factories import CitationFactory, PaperFactory
 

@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from citations.admin import INLINE_EDGE_LIMIT
+from citations.admin.papers import INLINE_EDGE_LIMIT
 from citations.models import Citation, CitationCount, Paper
 from publishing.models import Status
 from tests.factories import (

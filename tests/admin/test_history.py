@@ -44,9 +44,9 @@ WITHOUT_HISTORY = {"Author", "Authorship"}
 WITHOUT_HISTORY |= {"PaperIdentifier", "PaperSlugAlias", "PendingCitation", "ImportRun"}
 WITHOUT_HISTORY |= {"ImportChunk"}  # the pieces of an import's text
 WITHOUT_HISTORY |= {"PaperMerge"}
-# Derived from the edges and recounted on every change (citations/counts.py), never edited.
+# Derived from the edges and recounted on every change (citations/stats/counts.py), never edited.
 WITHOUT_HISTORY |= {"CitationCount", "CitingTimelineCount"}
-# A paper's place in the stored facet counts (citations/facet_counts.py), recounted on change.
+# A paper's place in the stored facet counts (citations/stats/facet_counts.py), recounted on change.
 WITHOUT_HISTORY |= {"PaperFacetCount", "PaperFacetMembership"}
 # Possible duplicates found by a scan, and the scans (citations/duplicates.py).
 WITHOUT_HISTORY |= {"DuplicateScan", "PossibleDuplicatePair"}

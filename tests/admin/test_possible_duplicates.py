@@ -8,7 +8,8 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 from django_tasks_db.models import DBTaskResult
 
-from citations import admin_identity, duplicates
+from citations import duplicates
+from citations.admin import identity as admin_identity
 from citations.duplicates import (
     DuplicateScan,
     PossibleDuplicatePair,

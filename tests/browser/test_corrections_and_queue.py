@@ -7,7 +7,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from citations.corrections import CorrectionSuggestion
+from citations.corrections.models import CorrectionSuggestion
 from citations.models import Citation, CitationSource, Paper
 from tests.factories import USER_PASSWORD, CitationFactory, PaperFactory, UserFactory
 from tests.helpers import ART_OF_SCALING

@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from citations.models import Author, Authorship, DatePrecision
-from citations.models.papers import free_author_slugs
+from citations.models.authors import free_author_slugs
 from tests.factories import CitationFactory, PaperFactory
 
 pytestmark = pytest.mark.django_db

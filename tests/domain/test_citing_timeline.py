@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from citations.models import DatePrecision
-from citations.timeline import Quarter, TimelineChart, nice_ceiling
+from citations.stats.timeline import Quarter, TimelineChart, nice_ceiling
 from tests.factories import CitationFactory, PaperFactory, timeline_hub
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ import bibtexparser
 import pytest
 from django.test import Client
 
-from citations.formats import csl_items, ris_records
+from citations.exports.formats import csl_items, ris_records
 from citations.models import DatePrecision, Paper
 from notes.models import CommunityPost
 from tests.factories import PaperFactory

@@ -233,7 +233,7 @@ def test_an_editors_save_after_the_due_time_makes_the_change_itself():
 
 def test_stored_citing_counts_follow_the_command(client):
     """An edge that appears on schedule and one whose citing paper expires: the stored counts
-    (citations/counts.py) move when the command saves them, as for an editor's save."""
+    (citations/stats/counts.py) move when the command saves them, as for an editor's save."""
     now = timezone.now()
     hub = PaperFactory()
     CitationFactory(cited_paper=hub)

@@ -9,7 +9,7 @@ from django.contrib.auth.models import Group
 from django.test import Client, RequestFactory
 from django.urls import NoReverseMatch, reverse
 
-from citations.corrections import CorrectionSuggestion
+from citations.corrections.models import CorrectionSuggestion
 from citations.identity import PaperIdentifier, PaperSlugAlias
 from citations.importers.runs import ImportRun
 from citations.models import Author, Citation, Paper

@@ -8,7 +8,7 @@ import pybtex.database
 import pytest
 from django.core.management import call_command
 
-from citations.formats import bibtex_entries, bibtex_entry, cite_key
+from citations.exports.formats import bibtex_entries, bibtex_entry, cite_key
 from citations.models import Author, Authorship, Paper
 from tests.factories import PaperFactory
 

@@ -15,8 +15,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from citations import cite_keys, formats
-from citations.formats import base_cite_key, bibtex_entries, key_suffix
+from citations import cite_keys
+from citations.exports import formats
+from citations.exports.formats import base_cite_key, bibtex_entries, key_suffix
 from citations.merging import merge_papers, undo_merge
 from citations.models import Author, Authorship, DatePrecision, Paper
 from publishing.models import Status

@@ -15,8 +15,8 @@ from django.db import transaction
 from django.db.models import Count
 from django.test import Client
 
-from citations.exports import EXPORT_FORMATS
-from citations.formats import scholarly_article
+from citations.exports.downloads import EXPORT_FORMATS
+from citations.exports.formats import scholarly_article
 from citations.models import Paper
 from tags.models import Tag
 from tests.exports.test_bibtex import parsed

@@ -11,7 +11,7 @@ from django.core.cache import cache
 from django.test import Client
 from pylatexenc.latex2text import LatexNodes2Text
 
-from citations import exports
+from citations.exports import downloads as exports
 from citations.models import Citation, Paper
 from tests.helpers import ART_OF_SCALING
 

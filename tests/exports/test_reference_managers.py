@@ -15,7 +15,7 @@ from django.urls import reverse
 from pybtex.database import parse_string
 
 from bottlenecks.models import Layer
-from citations.formats import base_cite_key, bibtex_entries, csl_item, ris_records
+from citations.exports.formats import base_cite_key, bibtex_entries, csl_item, ris_records
 from citations.models import Author, Authorship, Citation, Paper
 from tags.counts import public_tags
 from tests.exports.test_validators import render_bibliography

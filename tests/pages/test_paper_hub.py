@@ -217,7 +217,7 @@ def test_the_pages_json_ld_carries_the_newest_citations_and_links_the_whole_docu
     """The page's JSON-LD block weighs the same for a hub of 40 or of 40,000 citing papers:
     the newest PAGE_JSON_LD_CITATION_LIMIT edges each way; `.jsonld` (linked as alternate)
     carries up to JSON_LD_CITATION_LIMIT."""
-    from citations.formats import JSON_LD_CITATION_LIMIT, PAGE_JSON_LD_CITATION_LIMIT
+    from citations.exports.formats import JSON_LD_CITATION_LIMIT, PAGE_JSON_LD_CITATION_LIMIT
 
     hub = PaperFactory()
     count = PAGE_JSON_LD_CITATION_LIMIT + 10

@@ -1,4 +1,4 @@
-"""Stored citing counts and citing timelines (citations/counts.py) equal a fresh count of the
+"""Stored citing counts and citing timelines (citations/stats/counts.py) equal a fresh count of the
 public edges after every kind of change: edits, moves, deletes, publish/unpublish one by one
 and in bulk, a citing paper's new date, merges' and importers' paths (through save/delete or
 recount_citations) and generate_corpus; the hub's figures are read from them, not counted."""
@@ -23,7 +23,7 @@ from citations.models import (
     Paper,
     recount_citations,
 )
-from citations.timeline import CitingTimeline
+from citations.stats.timeline import CitingTimeline
 from publishing.models import Status, published_q
 from tests.factories import CitationFactory, CitationRoleFactory, PaperFactory, timeline_hub
 

@@ -1,4 +1,4 @@
-"""Stored counts of published papers by year, tag and layer (citations/facet_counts.py, issue
+"""Stored counts of published papers by year, tag and layer (citations/stats/facet_counts.py, issue
 15): right after every kind of change, and read by the research index, the Bottleneck Map and
 the API's `group_by=year` / `group_by=layer` instead of a count over the paper table."""
 
@@ -19,7 +19,10 @@ from bench.openalex_sample import generate
 from bottlenecks.models import Layer
 from citations.api.views import PaperViewSet
 from citations.dates import known_year_expression
-from citations.facet_counts import (
+from citations.importers.bulk import bulk_import
+from citations.merging import merge_papers, undo_merge
+from citations.models import DatePrecision, Paper, TaggedPaper
+from citations.stats.facet_counts import (
     ALL,
     INDEX,
     LAYER,
@@ -31,9 +34,6 @@ from citations.facet_counts import (
     PaperFacetCount,
     recount_paper_facets,
 )
-from citations.importers.bulk import bulk_import
-from citations.merging import merge_papers, undo_merge
-from citations.models import DatePrecision, Paper, TaggedPaper
 from evidence.models import EvidenceTimeline
 from publishing.management.commands.publish_scheduled import publish_scheduled
 from tags.models import Tag

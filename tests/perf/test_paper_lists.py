@@ -120,7 +120,7 @@ def test_most_cited_lists_every_published_paper_once_uncited_ones_too(client):
 
 def test_the_papers_page_total_is_the_stored_count_not_a_count_of_the_paper_table(client):
     """An index-only COUNT over every published paper took 10-13 ms at 100k papers; the
-    stored total (citations/facet_counts.py) is one row, whatever the corpus size."""
+    stored total (citations/stats/facet_counts.py) is one row, whatever the corpus size."""
     some_papers()
     for sort in ("newest", "title", "cited"):
         with CaptureQueriesContext(connection) as queries:

@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 
-from citations.corrections import CorrectionSuggestion
+from citations.corrections.models import CorrectionSuggestion
 from citations.models import Citation, CitationSource
 from tests.factories import (
     CitationFactory,

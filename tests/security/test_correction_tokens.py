@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
-from citations.corrections import CorrectionSuggestion
+from citations.corrections.models import CorrectionSuggestion
 from tests.factories import CitationFactory, CitationPolarityFactory, CitationRoleFactory
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ import bibtexparser
 import pytest
 from django.test import Client
 
-from citations.formats import csl_items, ris_records
+from citations.exports.formats import csl_items, ris_records
 from citations.importers import make_plan, parse
 from citations.models import Paper
 from notes.models import ResearchNote

@@ -6,11 +6,11 @@ from citations.models import recount_citations, recount_paper_facets
 
 class Command(BaseCommand):
     help = (
-        "Recount every paper's stored citing counts (citations/counts.py) and the stored "
-        "counts of papers by year, tag and layer (citations/facet_counts.py), and assign a cite "
-        "key to any paper without one (citations/cite_keys.py; keys once assigned never "
-        "change): after SQL written outside the ORM, or once a scheduled publication has gone "
-        "live."
+        "Recount every paper's stored citing counts (citations/stats/counts.py) and the "
+        "stored counts of papers by year, tag and layer (citations/stats/facet_counts.py), and "
+        "assign a cite key to any paper without one (citations/cite_keys.py; keys once "
+        "assigned never change): after SQL written outside the ORM, or once a scheduled "
+        "publication has gone live."
     )
 
     def handle(self, *args, **options):

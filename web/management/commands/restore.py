@@ -11,9 +11,9 @@ from django.core.management.sql import emit_post_migrate_signal
 from django.db import connections, transaction
 
 from citations.cite_keys import assign_cite_keys
-from citations.counts import recount_citations
-from citations.facet_counts import recount_paper_facets
 from citations.models import Paper
+from citations.stats.counts import recount_citations
+from citations.stats.facet_counts import recount_paper_facets
 from pagecache.caching import bump_generation
 from web.management.commands.backup import postgres_environment
 

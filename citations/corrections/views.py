@@ -14,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from citations.corrections import CorrectionSuggestion
+from citations.corrections.models import CorrectionSuggestion
 from citations.models import Citation
 from core.client_address import client_address
 from pagecache.caching import CACHE_ERRORS, reads_query

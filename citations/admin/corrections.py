@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import format_html
 
-from citations.corrections import CorrectionSuggestion
+from citations.corrections.models import CorrectionSuggestion
 from citations.models import Citation
 from publishing.permissions import may_change_live
 

@@ -14,8 +14,14 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_safe
 
 from bottlenecks.models import Layer
+from citations.exports.formats import (
+    bibtex_entries,
+    csl_item,
+    csl_items,
+    ris_records,
+    scholarly_article,
+)
 from citations.filters import CitingPaperFilter, ResearchIndexFilter
-from citations.formats import bibtex_entries, csl_item, csl_items, ris_records, scholarly_article
 from citations.models import Authorship, Paper
 from pagecache.caching import reads_query
 from tags.counts import public_tags

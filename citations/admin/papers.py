@@ -8,10 +8,8 @@ from django.utils.html import format_html
 from django.utils.text import Truncator
 from simple_history.admin import SimpleHistoryAdmin
 
-# Imports, possible duplicates and merges register their admins there.
-from citations import admin_identity  # noqa: F401
-from citations.corrections_admin import CorrectionSuggestionInline, apply_decisions
-from citations.corrections_queue import ClassificationQueueMixin
+from citations.admin.classification_queue import ClassificationQueueMixin
+from citations.admin.corrections import CorrectionSuggestionInline, apply_decisions
 from citations.identity import alias_refusal
 from citations.models import (
     REPRESENTATIVE_LIMIT,
