@@ -46,6 +46,10 @@ from bench.harness import (  # noqa: E402
 
 SECTION_START, SECTION_END = "<!-- bench:start -->", "<!-- bench:end -->"
 MAX_GROWTH = 2.0  # uncached p50 at 100k/1M at most 2x its p50 at demo size
+# The performance contract (docs/decisions/0001-performance.md), lines 1, 3 and 4.
+MIN_CACHED_SHARE = 0.8  # a cached answer's requests/s over /healthz's, median of pages and API
+MAX_MISS_P50, MAX_MISS_P99 = 300.0, 1000.0  # ms, every endpoint uncached at 100k/1M
+MAX_WORKER_RSS = 200  # MB
 INDEX_PAGE_SIZE = EXPLORER_PAGE_SIZE = 20  # web/papers.py
 
 
@@ -481,6 +485,94 @@ def note(row, size):
     return f"{size}: {', '.join(failed)}" if failed and size else ", ".join(failed)
 
 
+def median(values):
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def is_probe(row):
+    return row["name"] in {"/healthz", "/readyz"}
+
+
+def contract(run):
+    """The contract's lines 1, 3 and 4 read off one run: each line's figure, whether it is
+    met, and the rows that miss it."""
+    rows = [row for row in run["rows"] if row["state"] == "ok" and not is_probe(row)]
+    shares = {
+        kind: median(
+            figure(row, "cached", "ratio")
+            for row in rows
+            if row["name"].startswith("/api/") == (kind == "API")
+            and figure(row, "cached", "ratio") is not None
+        )
+        for kind in ("pages", "API")
+    }
+    slow = [
+        row
+        for row in rows
+        if (figure(row, "uncached", "p50") or 0) > MAX_MISS_P50
+        or (figure(row, "uncached", "p99") or 0) > MAX_MISS_P99
+        or timed_out(row)
+    ]
+    rss = max(run["rss"], default=None)
+    return {
+        "shares": shares,
+        "cached_met": all(
+            share is not None and share >= MIN_CACHED_SHARE for share in shares.values()
+        ),
+        "measured": len(rows),
+        "slow": slow,
+        "rss": rss,
+        "rss_met": rss is not None and rss < MAX_WORKER_RSS,
+    }
+
+
+def contract_lines(runs):
+    def met(flag):
+        return "met" if flag else "**not met**"
+
+    headers = ["contract line", *(run["name"] for run in runs)]
+    verdicts = [contract(run) for run in runs]
+    table = [
+        [
+            f"1. cached, median share of `/healthz` (pages / API, >= {MIN_CACHED_SHARE:g})",
+            *(
+                " / ".join(ratio(v["shares"][kind]) for kind in ("pages", "API"))
+                + f": {met(v['cached_met'])}"
+                for v in verdicts
+            ),
+        ],
+        [
+            f"3. uncached p50 <= {MAX_MISS_P50:g} ms and p99 <= {MAX_MISS_P99:g} ms",
+            *(
+                f"{v['measured'] - len(v['slow'])} of {v['measured']} rows: {met(not v['slow'])}"
+                for v in verdicts
+            ),
+        ],
+        [
+            f"4. worker peak RSS < {MAX_WORKER_RSS} MB",
+            *(
+                f"{v['rss']:.0f} MB: {met(v['rss_met'])}" if v["rss"] else "not read"
+                for v in verdicts
+            ),
+        ],
+    ]
+    lines = ["", "Contract ([0001](../docs/decisions/0001-performance.md)):", ""]
+    lines.append(markdown_table(headers, table))
+    for run, verdict in zip(runs, verdicts, strict=True):
+        for row in verdict["slow"]:
+            lines.append(
+                f"- over the ceiling at {run['name']}: `{row['name']}` p50 "
+                f"{ms(figure(row, 'uncached', 'p50'))} ms, p99 "
+                f"{ms(figure(row, 'uncached', 'p99'))} ms; "
+                f"{GROWTH_REASONS.get(row['name'], 'reason not yet found')}"
+            )
+    return lines
+
+
 def markdown_table(headers, rows):
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(str(value) for value in row) + " |" for row in rows]
@@ -533,6 +625,7 @@ def report(runs, options, command, commit=None):
         "",
     ]
     lines += [f"- {describe(run)}" for run in runs]
+    lines += contract_lines(runs)
     if len(runs) == 2:
         headers, rows = growth_table(*runs)
         over = [row for row in rows if row[4] == "**NO**"]

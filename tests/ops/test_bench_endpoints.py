@@ -175,3 +175,38 @@ def test_a_saved_run_is_reported_under_the_commit_it_measured(tmp_path, monkeypa
     monkeypatch.setattr(bench, "report", lambda *args: reported.append(args[-1]))
     bench.main(["--load", str(path)])
     assert reported == ["abc1234"]
+
+
+def test_the_report_says_which_contract_lines_a_run_meets():
+    """The table's contract section reads lines 1, 3 and 4 of the performance contract off the
+    run: the median cached share of pages and of the API, every row over the miss ceiling by
+    name, and the worker's peak RSS."""
+    from bench import bench
+
+    def row(name, p50, p99, cached_share):
+        return {
+            "name": name,
+            "state": "ok",
+            "uncached": {"p50": p50, "p99": p99, "errors": 0, "requests": 10},
+            "cached": {"ratio": cached_share},
+        }
+
+    run = {
+        "name": "bench_large",
+        "rss": [150.0, 120.0],
+        "rows": [
+            row("/healthz", 1, 2, 0.1),  # the baseline itself is not judged
+            row("/", 20, 40, 0.95),
+            row("/papers/{hub}/", 280, 1200, 0.85),
+            row("/api/v1/papers/", 30, 60, 0.7),
+        ],
+    }
+    verdict = bench.contract(run)
+    assert verdict["shares"] == {"pages": pytest.approx(0.9), "API": 0.7}
+    assert not verdict["cached_met"]
+    assert [slow["name"] for slow in verdict["slow"]] == ["/papers/{hub}/"]
+    assert verdict["rss_met"]
+    text = "\n".join(bench.contract_lines([run]))
+    assert "0.90 / 0.70: **not met**" in text
+    assert "2 of 3 rows: **not met**" in text
+    assert "`/papers/{hub}/` p50 280 ms, p99 1,200 ms" in text
