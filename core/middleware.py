@@ -7,6 +7,7 @@ import logging
 import re
 import sys
 
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
@@ -131,17 +132,28 @@ class CorsReadsOnlyMiddleware:
     """CORS is for anonymous reads: django-cors-headers allows the origin on any method, and a
     form-encoded cross-origin POST needs no preflight, so a write's (or the token endpoint's)
     answer was readable by any web page. Outside CorsMiddleware, this takes its headers off
-    every answer to an unsafe method."""
+    every answer to an unsafe method, except on the paths in CORS_READS_BY_POST_REGEX: reads
+    sent by POST with a JSON body (the batch lookup), whose preflight it opens to POST and
+    Content-Type."""
 
     def __init__(self, get_response):
         self.get_response = get_response
+        self.reads_by_post = re.compile(settings.CORS_READS_BY_POST_REGEX)
 
     def __call__(self, request):
         response = self.get_response(request)
-        if request.method not in SAFE_METHODS:
+        read_by_post = bool(self.reads_by_post.match(request.path_info))
+        if request.method not in SAFE_METHODS and not (request.method == "POST" and read_by_post):
             for header in CORS_RESPONSE_HEADERS:
                 if header in response:
                     del response[header]
+        elif read_by_post and "Access-Control-Allow-Methods" in response:  # its preflight
+            response["Access-Control-Allow-Methods"] = ", ".join(
+                [*settings.CORS_ALLOW_METHODS, "POST"]
+            )
+            response["Access-Control-Allow-Headers"] = ", ".join(
+                [*settings.CORS_ALLOW_HEADERS, "content-type"]
+            )
         return response
 
 

@@ -323,6 +323,9 @@ CORS_URLS_REGEX = (
     r"|(?!api/).*\.(?:bib|ris|json|jsonld|atom)"
     r"|data/dump/.*)$"
 )
+# Reads sent by POST with a JSON body: their preflight allows POST and Content-Type, and their
+# answers keep the CORS headers (core.middleware.CorsReadsOnlyMiddleware).
+CORS_READS_BY_POST_REGEX = r"^/api/v1/papers/batch/?$"
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_CREDENTIALS = False
 CORS_ALLOW_METHODS = ["GET", "HEAD", "OPTIONS"]

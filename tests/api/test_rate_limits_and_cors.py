@@ -1,6 +1,7 @@
-"""Issue 17: X-RateLimit-* on every throttled answer, Retry-After on every 429, and CORS for
+"""X-RateLimit-* on every throttled answer, Retry-After on every 429, and CORS for
 anonymous reads (django-cors-headers)."""
 
+import json
 import os
 import time
 
@@ -139,6 +140,53 @@ def test_a_preflight_allows_reads_only_and_no_credentials(demo):
     assert "if-none-match" in allowed
     assert "authorization" not in allowed and "x-csrftoken" not in allowed
     assert "Access-Control-Allow-Credentials" not in response
+
+
+def test_a_json_batch_lookup_passes_its_preflight_and_is_readable(demo):
+    """The batch lookup is a read sent by POST with a JSON body (as the API docs say): a
+    browser's preflight for it allows POST and Content-Type, and the answer is readable."""
+    client = Client()
+    preflight = client.options(
+        "/api/v1/papers/batch/",
+        HTTP_ORIGIN=ORIGIN,
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="content-type",
+    )
+    assert preflight.status_code == 200
+    methods = {m.strip() for m in preflight["Access-Control-Allow-Methods"].split(",")}
+    assert "POST" in methods
+    assert "content-type" in preflight["Access-Control-Allow-Headers"].lower()
+    assert "authorization" not in preflight["Access-Control-Allow-Headers"].lower()
+    assert "Access-Control-Allow-Credentials" not in preflight
+
+    answer = client.post(
+        "/api/v1/papers/batch/",
+        data=json.dumps({"ids": ["ARXIV:2510.13786"]}),
+        content_type="application/json",
+        HTTP_ORIGIN=ORIGIN,
+    )
+    assert answer.status_code == 200
+    assert answer["Access-Control-Allow-Origin"] == "*"
+    assert answer.json()["results"][0]["slug"] == ART_OF_SCALING
+
+
+def test_only_the_batch_lookup_is_read_by_post(demo):
+    """Every other API path's preflight still allows reads only, and a cross-origin POST's
+    answer elsewhere carries no CORS header."""
+    preflight = Client().options(
+        "/api/v1/papers/",
+        HTTP_ORIGIN=ORIGIN,
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="content-type",
+    )
+    methods = {m.strip() for m in preflight["Access-Control-Allow-Methods"].split(",")}
+    assert "POST" not in methods
+    assert "content-type" not in preflight["Access-Control-Allow-Headers"].lower()
+    write = Client().post(
+        "/api/v1/papers/", data="{}", content_type="application/json", HTTP_ORIGIN=ORIGIN
+    )
+    assert write.status_code in {401, 403}
+    assert "Access-Control-Allow-Origin" not in write
 
 
 def test_cross_origin_writes_are_not_opened(demo, editor):
