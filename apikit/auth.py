@@ -1,5 +1,6 @@
 from axes.helpers import get_cool_off
 from django.conf import settings
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
@@ -47,6 +48,7 @@ class ObtainTokenView(StrictQueryParametersMixin, ObtainAuthToken):
     throttle_classes = [AnonRateThrottle, ScopedRateThrottle]
     throttle_scope = "token"
 
+    @extend_schema(summary="Get an API token")
     def post(self, request, *args, **kwargs):
         if cross_origin(request):
             # A page elsewhere could otherwise try passwords from its visitors' browsers.

@@ -154,7 +154,9 @@ class ChangelogView(StrictQueryParametersMixin, APIView):
 
     permission_classes = [permissions.AllowAny]
 
-    @extend_schema(responses=ChangelogSerializer)
+    @extend_schema(
+        summary="The API's changelog and deprecation policy", responses=ChangelogSerializer
+    )
     def get(self, request):
         return Response({"policy": POLICY, "releases": releases()})
 

@@ -12,6 +12,13 @@ class CursorPagination(pagination.CursorPagination):
     """Cursor pagination over the view's ordering (see filters.OrderingFilter), which always
     ends in the primary key, so pages are stable while rows are added."""
 
+    def get_paginated_response_schema(self, schema):
+        answer = super().get_paginated_response_schema(schema)
+        # DRF's example for `next` ends in a stray quote, which makes it no URI.
+        link = answer["properties"]["next"]
+        link["example"] = link["example"].rstrip('"')
+        return answer
+
     page_size_query_param = "page_size"
     max_page_size = 100
     ordering = ("-pk",)

@@ -50,11 +50,47 @@ ANONYMOUS_READS = (
 )
 JSON = "application/json"
 MULTIPART = "multipart/form-data"
+# What the standard actions do, as an operation's summary.
+ACTION_SUMMARIES = {
+    "list": "List {plural}",
+    "retrieve": "Read {one}",
+    "create": "Create {one}",
+    "update": "Replace {one}",
+    "partial_update": "Update {one}",
+    "destroy": "Delete {one}",
+}
+
+
+def with_article(noun):
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
+def first_sentence(text, limit=80):
+    sentence = text.strip().split("\n\n", 1)[0].split(". ", 1)[0].rstrip(".").replace("\n", " ")
+    return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
 
 
 class ApiSchema(AutoSchema):
     """drf-spectacular's schema, plus the error responses and conditional-request headers
     every operation here can produce."""
+
+    def get_summary(self):
+        """Every operation has a short title (API browsers list operations by it; Redocly's
+        operation-summary rule): one given with extend_schema, else what a standard action
+        does to which model, else the first sentence of the operation's description."""
+        summary = super().get_summary()
+        if summary:
+            return summary
+        model = getattr(getattr(self.view, "queryset", None), "model", None)
+        model = model or getattr(getattr(self.view, "serializer_class", None), "Meta", None)
+        model = getattr(model, "model", model)
+        action = getattr(self.view, "action", None)
+        if action in ACTION_SUMMARIES and hasattr(model, "_meta"):
+            names = model._meta
+            return ACTION_SUMMARIES[action].format(
+                plural=names.verbose_name_plural, one=with_article(str(names.verbose_name))
+            )
+        return first_sentence(self.get_description()) or None
 
     def map_parsers(self):
         """Request bodies are documented as JSON, the format the README documents. The form

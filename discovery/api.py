@@ -2,6 +2,7 @@
 derivative works, as the hub lists them) and /papers/{slug}/graph/ (the neighbourhood graph,
 as its page draws it). Published papers only, anonymous or not."""
 
+from drf_spectacular.utils import extend_schema
 from rest_framework import generics, serializers
 from rest_framework.response import Response
 
@@ -79,6 +80,7 @@ class PaperNeighboursView(PaperDiscoveryView):
 
     serializer_class = NeighboursSerializer
 
+    @extend_schema(summary="A paper's similar, prior and derivative works")
     def get(self, request, *args, **kwargs):
         paper = self.get_object()
         lists = Neighbour.objects.lists_for(paper)
@@ -97,6 +99,7 @@ class PaperGraphView(PaperDiscoveryView):
 
     serializer_class = GraphSerializer
 
+    @extend_schema(summary="A paper's neighbourhood graph")
     def get(self, request, *args, **kwargs):
         graph = NeighbourhoodGraph.for_paper(self.get_object()).as_data()
         return Response(self.get_serializer(graph).data)

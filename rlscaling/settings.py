@@ -349,6 +349,14 @@ SPECTACULAR_SETTINGS = {
     "redirect (302) to the paper; unknown query parameters are a 400.",
     # The newest release in apikit/changelog.py.
     "VERSION": "1.3.0",
+    # The data's licence, as the public dump's LICENSE.txt states it (web/dump.py).
+    "LICENSE": {
+        "name": "CC BY 4.0 (the data; titles, abstracts and author names identify third-party "
+        "works)",
+        "url": "https://creativecommons.org/licenses/by/4.0/",
+    },
+    # Relative: the API is on the host that served the schema.
+    "SERVERS": [{"url": "/", "description": "This site"}],
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

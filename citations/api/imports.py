@@ -89,6 +89,7 @@ class ImportListView(StrictQueryParametersMixin, APIView):
 
     @extend_schema(
         operation_id="imports_create",
+        summary="Import papers (a dry run first)",
         request=ImportRequestSerializer,
         responses={200: ImportRunSerializer, 201: ImportRunSerializer, 202: ImportRunSerializer},
     )
@@ -134,13 +135,14 @@ class ImportDetailView(StrictQueryParametersMixin, APIView):
 
     permission_classes = [MayImport]
 
-    @extend_schema(responses=ImportRunSerializer)
+    @extend_schema(summary="Read an import run", responses=ImportRunSerializer)
     def get(self, request, pk):
         run = get_object_or_404(ImportRun, pk=pk)
         return Response(ImportRunSerializer(run, context={"request": request}).data)
 
     @extend_schema(
         operation_id="imports_confirm",
+        summary="Confirm an import run",
         request=None,
         responses={201: ImportRunSerializer, 202: ImportRunSerializer},
     )

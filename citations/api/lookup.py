@@ -152,6 +152,7 @@ class BatchView(
 
     @extend_schema(
         operation_id="papers_batch",
+        summary="Look up many papers at once",
         request=BatchRequestSerializer,
         responses={200: BatchResponseSerializer},
     )

@@ -204,7 +204,9 @@ class PaperCitationsView(
             citing_sort_date=Coalesce("citing_paper__publication_date", Value(datetime.date.min))
         )
 
-    @extend_schema(responses=PaperHubSerializer)
+    @extend_schema(
+        summary="A paper's hub: its citing papers and their counts", responses=PaperHubSerializer
+    )
     def get(self, request, *args, **kwargs):
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         response = self.get_paginated_response(self.get_serializer(page, many=True).data)
@@ -235,6 +237,7 @@ class PaperTimelineView(
     def get_queryset(self):
         return Paper.objects.visible_to(self.request.user)
 
+    @extend_schema(summary="A paper's citing timeline")
     def get(self, request, *args, **kwargs):
         paper = self.get_object()
         return Response(
