@@ -7,10 +7,10 @@ different times, combine without duplicate or changed keys."""
 
 import functools
 import re
-import unicodedata
 
 import bibtexparser
 import rispy
+from anyascii import anyascii
 from bibtexparser.middlewares.names import NameParts
 from bibtexparser.model import Entry, Field
 from bibtexparser.writer import BibtexFormat
@@ -279,27 +279,10 @@ def bibtex_name(name):
 
 # Greek and Cyrillic letters in Latin (ELOT 743 and ISO 9 simplified), for cite keys: an author
 # written in those scripts keys by their name, not "anon".
-GREEK = ("αβγδεζηθικλμνξοπρσςτυφχψω", "a b g d e z i th i k l m n x o p r s s t y f ch ps o")
-CYRILLIC = (
-    "абвгдеёжзийклмнопрстуфхцчшщъыьэюяіїєґў",
-    "a b v g d e e zh z i i k l m n o p r s t u f kh ts ch sh shch _ y _ e yu ya i yi ye g u",
-)
-TRANSLITERATION = str.maketrans(
-    {
-        letter: spelt
-        for letters, spellings in (GREEK, CYRILLIC)
-        for letter, spelt in zip(letters, spellings.split(" "), strict=True)
-    }
-)
-
-
 def ascii_key_part(text):
-    """`text` as a cite key part: lower-case ASCII letters and digits, Greek and Cyrillic
-    transliterated, accents dropped."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
-    spelt = unicodedata.normalize("NFKC", stripped).translate(TRANSLITERATION).replace("_", "")
-    return slugify(spelt)
+    """`text` as a cite key part: lower-case ASCII letters and digits, any script transliterated
+    (anyascii: "Παπαδόπουλος" papadopoylos, "王小明" wangxiaoming), accents dropped."""
+    return slugify(anyascii(text).lower())
 
 
 def base_cite_key(first_author, organisation, year, title):

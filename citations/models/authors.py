@@ -1,5 +1,6 @@
 """Authors: one row per person, with a stable slug (their page) and an ORCID iD when known."""
 
+from anyascii import anyascii
 from django.core.validators import RegexValidator
 from django.db import IntegrityError, models, transaction
 from django.urls import reverse
@@ -12,9 +13,10 @@ ORCID_PATTERN = r"\A\d{4}-\d{4}-\d{4}-\d{3}[\dX]\Z"
 
 
 def author_slug_base(name):
-    """The ASCII slug an author's name gives before any suffix ("José Müller": "jose-muller";
-    a name with no Latin letters or digits: "author")."""
-    return slugify(name)[: AUTHOR_SLUG_LENGTH - 8].strip("-") or "author"
+    """The ASCII slug an author's name gives before any suffix ("José Müller": "jose-muller",
+    "王小明": "wangxiaoming", any script transliterated; a name with nothing to spell:
+    "author")."""
+    return slugify(anyascii(name).lower())[: AUTHOR_SLUG_LENGTH - 8].strip("-") or "author"
 
 
 def free_author_slugs(names):

@@ -76,6 +76,12 @@ def test_a_non_latin_author_keys_by_the_transliterated_name():
         "petrov2023obuchenie"
     )
     assert base_cite_key("José García-Pérez", "", 2025, "Scaling") == "garciaperez2025scaling"
+    # Every script, not only two alphabets: no author is "anon" for having no Latin letters.
+    assert base_cite_key("王小明", "", 2025, "强化学习 scaling") == (
+        "wangxiaoming2025qianghuaxuexi"
+    )
+    assert base_cite_key("김민수", "", 2024, "Scaling RL") == "gimminsu2024scaling"
+    assert base_cite_key("محمد علي", "", 2026, "Scaling RL").startswith("ly2026")
     paper = PaperFactory.build(title="Масштабирование", byline="", institution="")
     paper.cite_key_author = "Иван Петров"
     paper.save()
