@@ -15,6 +15,23 @@ from pagecache.caching import reads_query
 # Each change is (kind, text): kind is "added", "changed", "deprecated" or "removed".
 CHANGELOG = [
     {
+        "version": "1.4.0",
+        "date": "2026-12-06",
+        "changes": [
+            (
+                "added",
+                "`results` on each claim: ids of the public results that carry its figure "
+                "(`/api/v1/results/{id}/`), and `tolerance`: how far (in %) another paper's "
+                "comparable result may be and still agree with them.",
+            ),
+            (
+                "added",
+                "Every operation in the schema has a `summary`; the schema names the data's "
+                "licence (CC BY 4.0) and a relative server (`/`).",
+            ),
+        ],
+    },
+    {
         "version": "1.3.0",
         "date": "2026-12-05",
         "changes": [

@@ -14,6 +14,7 @@ from evidence.models import (
 )
 from evidence.receivers import CONTRASTING
 from publishing.admin import LengthCheckedOnSaveMixin, PublishableAdmin, PublishableForm
+from publishing.history import fit_change_reason
 
 
 class ClaimForm(PublishableForm):
@@ -59,6 +60,16 @@ class ReviewFilter(admin.SimpleListFilter):
 PUBLISHING_FIELDS = ["status", "published_at", "created_at", "updated_at", "version"]
 
 
+def results_named(pairs):
+    """The other papers' results of (own, other) pairs, as a claim's "reproduced by" or
+    "contested by" names them."""
+    named = dict.fromkeys(
+        f"{other.series.paper} ({other.value:g} on {other.series.benchmark.name})"
+        for _, other in pairs
+    )
+    return "; ".join(named)
+
+
 @admin.register(Claim)
 class ClaimAdmin(PublishableAdmin):
     form = ClaimForm
@@ -89,11 +100,22 @@ class ClaimAdmin(PublishableAdmin):
     search_fields = ["statement", "figure", "unit", "model_name", "setup"]
     prepopulated_fields = {"slug": ["figure", "unit"]}
     autocomplete_fields = ["papers", "notes", "contrasting_citations", "superseded_by"]
+    # Results are hundreds of thousands of rows at scale, edited inline in their series.
+    raw_id_fields = ["results"]
     filter_horizontal = ["layers"]
     date_hierarchy = "reported_on"
     fieldsets = [
         (None, {"fields": ["statement", "slug", "figure", "unit", "direction", "reported_on"]}),
         ("Where it comes from", {"fields": ["papers", "notes", "layers"]}),
+        (
+            "The results that carry its figure",
+            {
+                "fields": ["results", "tolerance"],
+                "description": "Another paper's comparable result within the tolerance "
+                "proposes “reproduced”, one beyond it “contested” (same benchmark and setting, "
+                "RL compute within a factor of two).",
+            },
+        ),
         (
             "The setup it holds in",
             {
@@ -129,20 +151,31 @@ class ClaimAdmin(PublishableAdmin):
         ("Publishing", {"fields": PUBLISHING_FIELDS}),
     ]
 
-    @admin.action(description="Accept the proposed status (naming the contrasting citations)")
+    @admin.action(
+        description="Accept the proposed status (naming the contrasting citations or results)"
+    )
     def accept_proposed_status(self, request, queryset):
         accepted = 0
         for claim in queryset.exclude(proposed_status=""):
+            _, _, agreeing, contradicting = claim.results_verdict()
             if claim.proposed_status == EvidenceStatus.CONTESTED:
                 contrasting = Citation.objects.filter(
                     cited_paper__in=claim.papers.all(), polarity__slug=CONTRASTING
                 )
+                if contradicting and not claim.contested_by:
+                    claim.contested_by = results_named(contradicting)
                 if not contrasting.exists() and not claim.contested_by:
                     continue
                 claim.contrasting_citations.add(*contrasting)
+            if claim.proposed_status == EvidenceStatus.REPRODUCED and not claim.reproduced_by:
+                if not agreeing:
+                    continue
+                claim.reproduced_by = results_named(agreeing)[:300]
+            reason = claim.proposal_reason
             claim.evidence_status = claim.proposed_status
             claim.last_reviewed = timezone.localdate()
             claim.review_due = None
+            claim._change_reason = fit_change_reason(f"Accepted the proposed status: {reason}")
             claim.save()
             accepted += 1
         skipped = queryset.exclude(proposed_status="").count()

@@ -43,6 +43,11 @@ class ClaimSerializer(serializers.ModelSerializer):
     contrasting_citations = serializers.PrimaryKeyRelatedField(
         many=True, read_only=True, help_text="Ids of the citations that contest it."
     )
+    results = serializers.PrimaryKeyRelatedField(
+        many=True,
+        read_only=True,
+        help_text="Ids of the public results that carry its figure (/api/v1/results/{id}/).",
+    )
     superseded_by = PublishedSlugField(
         read_only=True, help_text="Slug of the claim that replaces it."
     )
@@ -75,6 +80,8 @@ class ClaimSerializer(serializers.ModelSerializer):
             "layers",
             "papers",
             "notes",
+            "results",
+            "tolerance",
             *PUBLISHING_FIELDS,
         ]
 

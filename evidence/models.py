@@ -5,6 +5,7 @@ import datetime
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Case, IntegerField, Prefetch, Q, Value, When
 from django.db.models.functions import TruncDate, TruncQuarter
@@ -19,6 +20,35 @@ from citations.models import Citation, Paper
 from citations.stats.facet_counts import layer_quarters_and_total
 from notes.models import ResearchNote
 from publishing.models import Publishable, PublishableQuerySet
+from results.models import Result
+
+
+def relative_difference(own, other):
+    """How far `other` is from `own`, in % of `own` (0 or infinity when `own` is 0)."""
+    if own == 0:
+        return 0.0 if other == 0 else float("inf")
+    return abs(other - own) / abs(own) * 100
+
+
+def comparable_results(own, other):
+    """Whether two results measure the same thing closely enough to compare their values: the
+    same benchmark, no setting field that both give and differ on, and RL compute on the same
+    axis within a factor of two (or neither with compute)."""
+    mine, theirs = own.series, other.series
+    if mine.benchmark_id != theirs.benchmark_id:
+        return False
+    for field in SETTING_FIELDS:
+        if (
+            getattr(mine, field)
+            and getattr(theirs, field)
+            and getattr(mine, field) != getattr(theirs, field)
+        ):
+            return False
+    if own.compute_sort is None or other.compute_sort is None:
+        return own.compute_sort is None and other.compute_sort is None
+    return (
+        own.compute_axis == other.compute_axis and 0.5 <= other.compute_sort / own.compute_sort <= 2
+    )
 
 
 class EvidenceStatus(models.TextChoices):
@@ -88,6 +118,13 @@ class ClaimQuerySet(PublishableQuerySet):
                     queryset=Citation.objects.public().select_related("citing_paper"),
                     to_attr="public_contrasting_citations",
                 ),
+                Prefetch(
+                    "results",
+                    queryset=Result.objects.public().select_related(
+                        "series__benchmark", "series__paper"
+                    ),
+                    to_attr="public_results",
+                ),
             )
         )
 
@@ -101,6 +138,7 @@ class ClaimQuerySet(PublishableQuerySet):
                 Prefetch("papers", queryset=Paper.objects.published()),
                 Prefetch("notes", queryset=ResearchNote.objects.published()),
                 Prefetch("contrasting_citations", queryset=Citation.objects.public()),
+                Prefetch("results", queryset=Result.objects.public().only("pk", "series_id")),
             )
         )
 
@@ -213,6 +251,23 @@ class Claim(Publishable):
         help_text="When the evidence around it (its papers' citations) last changed.",
     )
 
+    # The reported numbers that carry its figure, and how far another paper's comparable
+    # result may be from them and still agree (`results_verdict`).
+    results = models.ManyToManyField(
+        "results.Result",
+        blank=True,
+        related_name="claims",
+        help_text="The results (points of a series) that carry its figure.",
+    )
+    tolerance = models.FloatField(
+        "tolerance (%)",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0), MaxValueValidator(100)],
+        help_text="How far, relative to its own result, another paper's comparable result may "
+        "be and still agree with it. Empty: results propose no status.",
+    )
+
     layers = models.ManyToManyField("bottlenecks.Layer", blank=True, related_name="claims")
     papers = models.ManyToManyField("citations.Paper", blank=True, related_name="claims")
     notes = models.ManyToManyField("notes.ResearchNote", blank=True, related_name="claims")
@@ -233,6 +288,12 @@ class Claim(Publishable):
     def published_papers(self):
         """The published papers the claim is from (`for_display()` loads them)."""
         return list(self.papers.published())
+
+    @cached_property
+    def public_results(self):
+        """The public results that carry its figure (`for_display()` loads them)."""
+        rows = self.results.public().select_related("series__benchmark", "series__paper")
+        return list(rows)
 
     @cached_property
     def public_contrasting_citations(self):
@@ -323,6 +384,54 @@ class Claim(Publishable):
             self.review_due = today
             fields.append("review_due")
         Claim.objects.filter(pk=self.pk).update(**{name: getattr(self, name) for name in fields})
+
+    def results_verdict(self):
+        """What other papers' results say of the claim's own: (status, reason, agreeing,
+        contradicting), the last two lists of (own result, other result). Compared are results
+        on the same benchmark, in no different setting (task family, model size, reward type
+        where both say), at RL compute within a factor of two (or both without compute), from
+        a paper the claim is not from. Within `tolerance` % of the own value they agree; beyond
+        it they contradict. One contradiction proposes "contested", else one agreement
+        "reproduced"; no tolerance or nothing comparable proposes nothing."""
+        own = [result for result in self.results.select_related("series") if result.series.paper_id]
+        if self.tolerance is None or not own:
+            return "", "", [], []
+        sources = {*self.papers.values_list("pk", flat=True), *(r.series.paper_id for r in own)}
+        others = (
+            Result.objects.public()
+            .filter(series__benchmark__in={result.series.benchmark_id for result in own})
+            .exclude(series__paper__in=sources)
+            .select_related("series__paper", "series__benchmark")
+        )
+        agreeing, contradicting = [], []
+        for other in others:
+            for result in own:
+                if not comparable_results(result, other):
+                    continue
+                apart = relative_difference(result.value, other.value)
+                (agreeing if apart <= self.tolerance else contradicting).append((result, other))
+        if contradicting:
+            status, pairs, verb = EvidenceStatus.CONTESTED, contradicting, "contradicts"
+        elif agreeing:
+            status, pairs, verb = EvidenceStatus.REPRODUCED, agreeing, "agrees with"
+        else:
+            return "", "", [], []
+        result, other = pairs[0]
+        reason = (
+            f"{other.value:g} on {other.series.benchmark.name} in “{other.series.paper}” {verb} "
+            f"{result.value:g} (tolerance {self.tolerance:g}%)"
+        )
+        if len(pairs) > 1:
+            reason += f", and {len(pairs) - 1} more"
+        return status, reason + ".", agreeing, contradicting
+
+    def review_against_results(self):
+        """Propose what the results say (`results_verdict`) when it is news: a status other
+        than the public one and other than the proposal already standing."""
+        status, reason, _, _ = self.results_verdict()
+        standing = (self.proposed_status, self.proposal_reason)
+        if status and status != self.evidence_status and (status, reason[:500]) != standing:
+            self.propose(status, reason)
 
     @property
     def setting(self):
