@@ -77,6 +77,24 @@ class SeriesQuerySet(PublishableQuerySet):
             return self.all()
         return self.public()
 
+    def summaries(self):
+        """Each series with its benchmark, how many points it has and the compute they span
+        (`points_count`, `compute_low`, `compute_high` on the compute axis of its points), and
+        its fitted ScaleRL sigmoid in `sigmoid_fits` (empty when not fitted or refused): what a
+        list of runs shows in two queries."""
+        fitted = Fit.objects.filter(kind=FitKind.SIGMOID, reason_refused="")
+        return (
+            self.select_related("benchmark")
+            .annotate(
+                points_count=models.Count("points"),
+                compute_low=models.Min("points__compute_sort"),
+                compute_high=models.Max("points__compute_sort"),
+                compute_unit_seen=models.Max("points__compute_unit"),
+            )
+            .prefetch_related(models.Prefetch("fits", queryset=fitted, to_attr="sigmoid_fits"))
+            .order_by("benchmark__name", "name", "pk")
+        )
+
 
 class Series(Publishable):
     """One run measured as its RL compute grows: the points of one model and recipe on one
@@ -133,6 +151,17 @@ class Series(Publishable):
 
     # Recorded with each history entry and restored on revert (publishing/history.py).
     history_children = ("points",)
+
+    @property
+    def compute_span(self):
+        """ "1,000 to 20,000 GPU-hours", from the annotations of `summaries()` ("" when its
+        points state no compute)."""
+        low, high = getattr(self, "compute_low", None), getattr(self, "compute_high", None)
+        if low is None:
+            return ""
+        axis = COMPUTE_UNITS.get(getattr(self, "compute_unit_seen", ""), (None,))[0]
+        span = f"{low:,.6g}" if high == low else f"{low:,.6g} to {high:,.6g}"
+        return f"{span} {ComputeAxis(axis).label if axis else ''}".strip()
 
     objects = SeriesQuerySet.as_manager()
 

@@ -27,11 +27,14 @@ CEILINGS = [
     ("/research/", 7),
     ("/papers/", 4),
     ("/notes/", 3),
-    ("/claims/", 4),
-    (f"/bottlenecks/{LAYER}/", 10),
+    # A claim list: the claims, and one query each for their papers, contesting citations and
+    # the results that carry their figures.
+    ("/claims/", 5),
+    (f"/bottlenecks/{LAYER}/", 11),
     (f"/tags/{TAG}/", 3),
-    # The hub: 15, and one read of its stored similar papers, prior and derivative works.
-    (f"/papers/{ART_OF_SCALING}/", 16),
+    # The hub: 15, one read of its stored similar papers, prior and derivative works, one of
+    # its claims' results and one of the runs it reports (their fits when it has any).
+    (f"/papers/{ART_OF_SCALING}/", 18),
 ]
 
 

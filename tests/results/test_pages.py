@@ -156,3 +156,32 @@ def test_pages_keep_their_query_count_as_rows_grow(
     for url in counts():
         with django_assert_max_num_queries(8):
             assert client.get(url).status_code == 200
+
+
+def test_a_paper_hub_lists_the_runs_it_reports_with_their_fits(client, benchmark):
+    paper = PaperFactory(title="A paper with runs")
+    fitted_series(benchmark, paper=paper, name="Recipe on the hub")
+    fitted_series(benchmark, paper=paper, draft=True, name="Secret draft run")
+    html = client.get(paper.get_absolute_url()).content.decode()
+
+    assert "Results it reports" in html
+    assert "Recipe on the hub" in html and "Secret draft run" not in html
+    assert "50 to 20,000 GPU-hours" in html  # curve_points' compute range
+    assert "(90%:" in html  # the asymptote with its interval
+    assert f"?paper={paper.slug}" in html
+
+
+def test_a_hub_without_runs_says_nothing_of_results_and_its_queries_stay_flat(
+    client, benchmark, django_assert_max_num_queries
+):
+    bare = PaperFactory()
+    assert "Results it reports" not in client.get(bare.get_absolute_url()).content.decode()
+    paper = PaperFactory()
+    fitted_series(benchmark, paper=paper)
+    client.get(paper.get_absolute_url())  # warm
+    with django_assert_max_num_queries(30) as one:
+        client.get(f"{paper.get_absolute_url()}?page=1")
+    for n in range(5):
+        fitted_series(benchmark, paper=paper, name=f"More {n}")
+    with django_assert_max_num_queries(len(one.captured_queries)):
+        assert client.get(f"{paper.get_absolute_url()}?page=1").status_code == 200
