@@ -42,6 +42,7 @@ from notes.models import (
     ResearchNote,
     TaggedNote,
 )
+from results.models import Benchmark, Fit, Result, Series
 from tags.models import Tag
 from web.datapackage import data_dictionary, data_package
 
@@ -53,6 +54,8 @@ PRIVATE_FIELDS = {
     "classified_by",
     "merged_by",
     "created_by",
+    "entered_by",
+    "checked_by",
     "search_document",
     # A claim's proposed status is the editors' review queue, not something the site states.
     "proposed_status",
@@ -75,10 +78,14 @@ def tables():
     signals = FailureSignal.objects.published()
     citations = Citation.objects.public()
     analyses = Analysis.objects.published()
+    series = Series.objects.public()
+    results = Result.objects.public()
     paper_tags = TaggedPaper.objects.filter(content_object__in=papers)
     note_tags = TaggedNote.objects.filter(content_object__in=notes)
     tags = Tag.objects.filter(
-        Q(pk__in=paper_tags.values("tag")) | Q(pk__in=note_tags.values("tag"))
+        Q(pk__in=paper_tags.values("tag"))
+        | Q(pk__in=note_tags.values("tag"))
+        | Q(pk__in=series.values("recipe_tags"))
     )
     return [
         ("dimensions", Dimension.objects.published()),
@@ -90,6 +97,8 @@ def tables():
         ("signal_layers", SignalLayer.objects.filter(signal__in=signals, layer__in=layers)),
         ("citation_roles", CitationRole.objects.all()),
         ("citation_polarities", CitationPolarity.objects.all()),
+        # Before the rows that name them: papers and notes by their tag tables, series directly.
+        ("tags", tags),
         ("authors", Author.objects.filter(authorships__paper__in=papers).distinct()),
         ("papers", papers.prefetch_related(Prefetch("layers", queryset=layers))),
         ("authorships", Authorship.objects.filter(paper__in=papers)),
@@ -100,10 +109,15 @@ def tables():
                 Prefetch("papers", queryset=papers), Prefetch("layers", queryset=layers)
             ),
         ),
+        ("benchmarks", Benchmark.objects.published()),
+        ("series", series.prefetch_related(Prefetch("recipe_tags", queryset=tags))),
+        ("results", results),
+        ("fits", Fit.objects.public()),
         (
             "claims",
             claims.filter(Q(superseded_by=None) | Q(superseded_by__in=claims)).prefetch_related(
                 Prefetch("contrasting_citations", queryset=citations),
+                Prefetch("results", queryset=results),
                 Prefetch("layers", queryset=layers),
                 Prefetch("papers", queryset=papers),
                 Prefetch("notes", queryset=notes),
@@ -120,7 +134,6 @@ def tables():
         ("community_posts", CommunityPost.objects.published()),
         ("questions", Question.objects.published()),
         ("guide_sections", GuideSection.objects.all()),
-        ("tags", tags),
         ("paper_tags", paper_tags),
         ("note_tags", note_tags),
     ]
@@ -423,6 +436,9 @@ def load_dump(path, overwrite=False):
             )
     with tempfile.TemporaryDirectory() as scratch:
         loaded = read_dump(path, scratch)
-        call_command("loaddata", *(str(file) for _, file, _ in loaded), verbosity=0)
+        # An empty table (no fits computed yet, say) is no fixture: loaddata warns about it.
+        files = [str(file) for _, file, rows in loaded if rows]
+        if files:
+            call_command("loaddata", *files, verbosity=0)
     call_command("recount_citations", verbosity=0)
     return {table: rows for table, _, rows in loaded}

@@ -1,4 +1,4 @@
-"""The versioned public dump (issue 17): export_dump writes a dated, documented, checksummed
+"""The versioned public dump: export_dump writes a dated, documented, checksummed
 archive of the public content only; import_dump loads it into an empty database with the same
 counts (run on SQLite and, with DATABASE_URL, PostgreSQL); /data/dump/latest.zip serves it."""
 
@@ -13,7 +13,8 @@ from django.test import Client, override_settings
 
 from citations.models import Citation, Paper
 from tags.models import Tag
-from tests.factories import PaperFactory
+from tests.factories import PaperFactory, UserFactory
+from tests.results.factories import ResultFactory, SeriesFactory
 from web.dump import latest_dump, tables
 
 pytestmark = pytest.mark.django_db
@@ -150,3 +151,39 @@ def test_the_dump_answers_conditional_and_range_requests(demo, tmp_path):
         stale = Client().get(url, HTTP_RANGE="bytes=0-9", HTTP_IF_RANGE='"other"')
         assert stale.status_code == 200
         b"".join(stale.streaming_content)
+
+
+def test_results_and_fits_ship_public_only_and_without_editors(demo, tmp_path):
+    """Evidence as data is in the dump: benchmarks, series, their points and fits, typed;
+    a draft series and its points stay out, and who entered or checked a series (an editor's
+    account) is not shipped."""
+    from results.models import Result
+    from results.tasks import refit
+
+    editor = UserFactory(username="typing-editor")
+    public = SeriesFactory(name="Public run", entered_by=editor, checked_by=editor)
+    for compute in (10.0, 100.0, 1000.0, 10000.0, 100000.0, 1000000.0):
+        ResultFactory(series=public, compute_reported=compute, value=compute**0.1)
+    refit(public)
+    secret = SeriesFactory(name="Secret run", draft=True)
+    ResultFactory(series=secret, value=99.125)
+    call_command("export_dump", output=str(tmp_path), verbosity=0)
+    path = next(tmp_path.glob("rlscaling-dump-*.zip"))
+    with zipfile.ZipFile(path) as archive:
+        root = archive.namelist()[0].split("/")[0]
+
+        def read(name):
+            return archive.read(f"{root}/{name}").decode()
+
+        assert "Public run" in read("jsonl/series.jsonl")
+        assert "Secret run" not in read("jsonl/series.jsonl")
+        assert "typing-editor" not in read("jsonl/series.jsonl")
+        assert "entered_by" not in read("csv/series.csv").splitlines()[0]
+        points = list(csv.DictReader(io.StringIO(read("csv/results.csv"))))
+        assert len(points) == Result.objects.public().count()
+        assert "99.125" not in read("csv/results.csv")
+        assert "sigmoid" in read("csv/fits.csv")
+        package = read("datapackage.json")
+        for table in ("benchmarks", "series", "results", "fits"):
+            assert f'"csv/{table}.csv"' in package
+        assert "results.csv" in read("README.md")
