@@ -5,13 +5,16 @@ the stored `Fit` rows."""
 from django.db import transaction
 from django_tasks import task
 
-from results.fits import FITTERS
 from results.models import Fit, Series, points_digest
 
 
 def refit(series):
     """Fit every curve to the series' points, unless the stored fits were made from the same
     points; returns the fits written (none when nothing changed)."""
+    # SciPy (about 75 MB with NumPy) is loaded where fits are made, the task worker, and not in
+    # every web worker that imports this module to enqueue a refit (docs/decisions/0001).
+    from results.fits import FITTERS
+
     points = [p for p in series.points.all() if p.compute is not None]
     axes = {p.compute_axis for p in points}
     digest = points_digest(points)

@@ -211,3 +211,20 @@ def test_a_reset_of_the_untouched_demo_overwrites_nothing(demo):
     assert plan.overwritten == {}
     series = Series.objects.get(slug="elbo-likelihood-diffusion-rl-geneval")
     assert [point.compute_reported for point in series.points.all()] == [None, 90]
+
+
+def test_a_web_worker_does_not_load_scipy():
+    """SciPy (about 75 MB with NumPy) is for the task worker's fits: a web worker that loads
+    the site and every URL module stays without it (contract line 4, worker RSS)."""
+    script = (
+        "import sys, django; django.setup(); "
+        "from django.urls import get_resolver; get_resolver().url_patterns; "
+        "import rlscaling.wsgi, results.tasks, results.receivers; "
+        "print(sorted(m for m in ('scipy', 'numpy') if m in sys.modules))"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "rlscaling.settings"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
