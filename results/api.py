@@ -249,6 +249,4 @@ class ResultViewSet(ReadOnlyViewSet):
     lookup_value_regex = r"[0-9]+"
 
     def get_queryset(self):
-        return Result.objects.visible_to(self.request.user).select_related(
-            "series__benchmark", "series__paper"
-        )
+        return Result.objects.visible_to(self.request.user).with_source("slug")

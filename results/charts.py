@@ -16,6 +16,26 @@ LEFT, RIGHT, TOP, BOTTOM = 64, 16, 16, 48
 # Okabe–Ito colours (told apart by most colour-blind readers) and a marker per series too.
 COLOURS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#8C6D00", "#777777"]
 MARKERS = ["circle", "square", "diamond", "ring"]
+# Up to this many runs a chart shades each fitted one's 90% band; beyond it, dozens of
+# overlapping bands read as one blur, and reading them all cost more than the rest of the page
+# (500 runs: 1.5 MB of stored bands, 0.12 s to decode). Each run's intervals stay in its table.
+BAND_LIMIT = 12
+CURVE_STEPS = 24
+
+
+def sigmoid_value(params, compute):
+    """The ScaleRL sigmoid R(C) = R0 + (A - R0) / (1 + (C_mid / C)^B) at `compute`, in plain
+    Python: the pages draw curves from stored parameters without loading NumPy (results/fits.py
+    fits them with it on the task worker)."""
+    exponent = params["B"] * (math.log10(params["C_mid"]) - math.log10(compute))
+    return params["R0"] + (params["A"] - params["R0"]) / (1.0 + 10 ** max(-300, min(300, exponent)))
+
+
+def curve_of(fit):
+    """[(compute, fitted)] over the fitted compute range, from the fit's parameters."""
+    low, high = fit.compute_range
+    steps = [low * (high / low) ** (i / (CURVE_STEPS - 1)) for i in range(CURVE_STEPS)]
+    return [(compute, sigmoid_value(fit.params, compute)) for compute in steps]
 
 
 @dataclass
@@ -78,6 +98,7 @@ class Chart:
     x_ticks: list = field(default_factory=list)
     y_ticks: list = field(default_factory=list)
     lines: list = field(default_factory=list)
+    bands_shown: bool = True
 
     @property
     def bottom(self):
@@ -132,8 +153,17 @@ def _chart(axis, points_by_index, series_list, fits_by_series, unit):
         for index in points_by_index
     }
     drawn = {i: f for i, f in fits.items() if f is not None and not f.refused and f.axis == axis}
-    for fit in drawn.values():
-        ys += [row[2] for row in fit.band] + [row[3] for row in fit.band]
+    with_bands = len(series_list) <= BAND_LIMIT
+    chart.bands_shown = with_bands
+    curves = {
+        index: [(c, v) for c, v, _, _ in fit.band] if with_bands else curve_of(fit)
+        for index, fit in drawn.items()
+    }
+    for index, fit in drawn.items():
+        if with_bands:
+            ys += [row[2] for row in fit.band] + [row[3] for row in fit.band]
+        else:
+            ys += [value for _, value in curves[index]]
     x_low = math.floor(math.log10(min(xs)))
     x_high = max(math.ceil(math.log10(max(xs))), x_low + 1)
     y_ticks = nice_ticks(min(ys), max(ys))
@@ -162,8 +192,9 @@ def _chart(axis, points_by_index, series_list, fits_by_series, unit):
             for c, v in sorted(points)
         ]
         fit = drawn.get(index)
-        if fit is not None and fit.band:
-            line.curve = "M" + " L".join(f"{px(c)},{py(v)}" for c, v, _, _ in fit.band)
+        if curves.get(index):
+            line.curve = "M" + " L".join(f"{px(c)},{py(v)}" for c, v in curves[index])
+        if fit is not None and with_bands and fit.band:
             upper = [f"{px(c)},{py(high)}" for c, _, _, high in fit.band]
             lower = [f"{px(c)},{py(low)}" for c, _, low, _ in reversed(fit.band)]
             line.band = "M" + " L".join(upper + lower) + " Z"

@@ -2,6 +2,8 @@
 the same columns followed by what the site derives (names, normalised compute, conversion),
 so an export can be imported again as it is."""
 
+from results.models import COMPUTE_UNITS
+
 # The import template: the columns `manage.py import_results` reads, in order.
 IMPORT_COLUMNS = [
     "benchmark",
@@ -29,35 +31,44 @@ DERIVED_COLUMNS = ["benchmark_name", "paper_title", "gpu_hours", "flops", "conve
 CSV_COLUMNS = IMPORT_COLUMNS + DERIVED_COLUMNS
 
 
-def _number(value):
-    return "" if value is None else f"{value:.10g}"
+# Where each column is read from: the point's own field, or its run's, benchmark's or paper's.
+SOURCES = {
+    "benchmark": "series__benchmark__slug",
+    "series": "series__slug",
+    "series_name": "series__name",
+    "paper": "series__paper__slug",
+    "model": "series__model_name",
+    "model_params_b": "series__model_params_b",
+    "base_model": "series__base_model",
+    "recipe": "series__recipe",
+    "task_family": "series__task_family",
+    "model_size": "series__model_size",
+    "reward_type": "series__reward_type",
+    "location_kind": "location_kind",
+    "location": "location",
+    "value": "value",
+    "uncertainty": "uncertainty",
+    "compute": "compute_reported",
+    "compute_unit": "compute_unit",
+    "steps": "steps",
+    "note": "note",
+    "benchmark_name": "series__benchmark__name",
+    "paper_title": "series__paper__title",
+    "gpu_hours": "gpu_hours",
+    "flops": "flops",
+}
 
 
-def csv_row(point):
-    series = point.series
-    return [
-        series.benchmark.slug,
-        series.slug,
-        series.name,
-        series.paper.slug,
-        series.model_name,
-        _number(series.model_params_b),
-        series.base_model,
-        series.recipe,
-        series.task_family,
-        series.model_size,
-        series.reward_type,
-        point.location_kind,
-        point.location,
-        _number(point.value),
-        _number(point.uncertainty),
-        _number(point.compute_reported),
-        point.compute_unit,
-        "" if point.steps is None else point.steps,
-        point.note,
-        series.benchmark.name,
-        series.paper.title,
-        _number(point.gpu_hours),
-        _number(point.flops),
-        point.conversion,
-    ]
+def _cell(value):
+    if value is None:
+        return ""
+    return f"{value:.10g}" if isinstance(value, float) else value
+
+
+def csv_rows(points):
+    """The rows of `points` (a queryset, in its order) under CSV_COLUMNS, read as values: a
+    benchmark's 5,000 points as model instances took 0.4 s, most of it building objects."""
+    unit_at = list(SOURCES).index("compute_unit")
+    for values in points.values_list(*SOURCES.values()):
+        conversion = COMPUTE_UNITS.get(values[unit_at], ("", 0, ""))[2]
+        yield [*(_cell(value) for value in values), conversion]

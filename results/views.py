@@ -16,13 +16,14 @@ from bottlenecks.setting import ModelSize, RewardType, TaskFamily
 from citations.models import Paper
 from core.pagination import paginate
 from pagecache.caching import reads_query
-from results.charts import build_charts, points_of
-from results.exports import CSV_COLUMNS, csv_row
-from results.models import COMPUTE_UNITS, Benchmark, Fit, FitKind, Result, Series
+from results.charts import BAND_LIMIT, build_charts, points_of
+from results.exports import CSV_COLUMNS, csv_rows
+from results.models import COMPUTE_UNITS, LIST_ORDER, Benchmark, Fit, FitKind, Result, Series
 from tags.models import Tag
 
 RESULTS_PAGE_SIZE = 50
 BENCHMARKS_PAGE_SIZE = 50
+RESULTS_COUNT_AHEAD = 500
 SERIES_PAGE_SIZE = 25
 MAX_COMPARED = 8
 RESULT_SORTS = {
@@ -92,8 +93,14 @@ def result_list(request):
     context = {"nav": "results", "form": form, "page": None}
     if not form.is_valid():
         return render(request, "results/result_list.html", context, status=400)
-    points = form.filter(Result.objects.public().for_list())
-    context["page"] = paginate(request, points, RESULTS_PAGE_SIZE)
+    # The page is chosen as ids, narrow to sort, then read with what it shows; the count stops
+    # RESULTS_COUNT_AHEAD rows past the page ("more than"), as the research index's does.
+    ordered = form.filter(Result.objects.public().for_list()).values_list("pk", flat=True)
+    page = paginate(request, ordered, RESULTS_PAGE_SIZE, count_ahead=RESULTS_COUNT_AHEAD)
+    page.object_list = Result.objects.with_source("slug", "name", "model_name").in_order(
+        list(page.object_list)
+    )
+    context["page"] = page
     return render(request, "results/result_list.html", context)
 
 
@@ -135,10 +142,7 @@ def benchmark_detail(request, slug):
     the chart reads the points as plain values and only the page's series load their rows."""
     benchmark = get_object_or_404(Benchmark.objects.published(), slug=slug)
     series_list = list(
-        Series.objects.public()
-        .filter(benchmark=benchmark)
-        .select_related("paper")
-        .order_by("name", "id")
+        Series.objects.public().filter(benchmark=benchmark).with_paper().order_by("name", "id")
     )
     page = paginate(request, series_list, SERIES_PAGE_SIZE)
     prefetch_related_objects(page.object_list, *SERIES_PARTS)
@@ -150,7 +154,10 @@ def benchmark_detail(request, slug):
         points.setdefault(series_id, []).append((COMPUTE_UNITS[unit][0], compute, value))
     fits = {}
     sigmoids = Fit.objects.public().filter(series__benchmark=benchmark, kind=FitKind.SIGMOID)
-    for fit in sigmoids.only("series_id", "kind", "axis", "band", "reason_refused"):
+    drawn = ["series_id", "kind", "axis", "params", "compute_range", "reason_refused"]
+    # The stored bands only where the chart shades them (charts.BAND_LIMIT runs or fewer).
+    drawn += ["band"] if len(series_list) <= BAND_LIMIT else []
+    for fit in sigmoids.only(*drawn):
         fits[fit.series_id] = {fit.kind: fit}
     for index, series in enumerate(series_list):  # the chart's legend links to each run
         on_page = f"?page={index // SERIES_PAGE_SIZE + 1}" if page.has_other_pages() else ""
@@ -199,13 +206,12 @@ def dataset_json_ld(request, benchmark, series_list):
 def benchmark_csv(request, slug):
     """The table behind a benchmark's chart: every public point, one row each."""
     benchmark = get_object_or_404(Benchmark.objects.published(), slug=slug)
-    points = Result.objects.public().filter(series__benchmark=benchmark).for_list()
+    points = Result.objects.public().filter(series__benchmark=benchmark).order_by(*LIST_ORDER)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{benchmark.slug}-results.csv"'
     writer = csv.writer(response)
     writer.writerow(CSV_COLUMNS)
-    for point in points:
-        writer.writerow(csv_row(point))
+    writer.writerows(csv_rows(points))
     return response
 
 

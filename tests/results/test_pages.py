@@ -185,3 +185,40 @@ def test_a_hub_without_runs_says_nothing_of_results_and_its_queries_stay_flat(
         fitted_series(benchmark, paper=paper, name=f"More {n}")
     with django_assert_max_num_queries(len(one.captured_queries)):
         assert client.get(f"{paper.get_absolute_url()}?page=1").status_code == 200
+
+
+def test_the_csv_columns_are_read_from_one_map():
+    from results.exports import CSV_COLUMNS, SOURCES
+
+    assert [*SOURCES, "conversion"] == CSV_COLUMNS
+
+
+def test_many_fitted_runs_are_drawn_as_curves_without_their_bands(
+    client, benchmark, monkeypatch, settings
+):
+    """Beyond BAND_LIMIT fitted runs the chart draws each curve from its parameters and shades
+    no band (the stored bands are not even read); the caption says so. At or under it, bands."""
+    settings.PAGE_CACHE_SECONDS = 0  # both requests render
+    first = fitted_series(benchmark, name="Recipe one")
+    fitted_series(benchmark, name="Recipe two")
+    html = client.get(f"/benchmarks/{benchmark.slug}/").content.decode()
+    assert html.count('fill-opacity="0.15"') == 2 and "without its 90% band" not in html
+
+    monkeypatch.setattr("results.charts.BAND_LIMIT", 1)
+    monkeypatch.setattr("results.views.BAND_LIMIT", 1)
+    html = client.get(f"/benchmarks/{benchmark.slug}/").content.decode()
+
+    assert 'fill-opacity="0.15"' not in html
+    assert "without its 90% band" in html
+    curves = html.count('fill="none" stroke="#')
+    assert curves >= 2  # both fitted curves, from their parameters
+    assert first.fits.get(kind="sigmoid").params["A"] > 0
+
+
+def test_the_curve_from_parameters_is_the_fitted_sigmoid():
+    from results.charts import sigmoid_value
+    from results.fits import sigmoid_at
+
+    params = {"R0": 10.0, "A": 60.0, "B": 1.5, "C_mid": 1000.0}
+    for compute in (10.0, 1000.0, 123456.0):
+        assert sigmoid_value(params, compute) == pytest.approx(sigmoid_at(params, compute))
