@@ -14,6 +14,7 @@ from apikit.auth import ObtainTokenView
 from apikit.changelog import ChangelogView
 from apikit.errors import NotFoundView
 from apikit.params import StrictQueryParametersMixin
+from apikit.schema import BuiltOnceSchemaGenerator
 from bottlenecks import api as bottlenecks_api
 from citations.api import imports as imports_api
 from citations.api import lookup as lookup_api
@@ -73,6 +74,7 @@ docs_policy = csp_update(
 
 class SchemaView(StrictQueryParametersMixin, SpectacularJSONAPIView):
     cache_query_parameters = ("lang",)
+    generator_class = BuiltOnceSchemaGenerator
 
 
 urlpatterns = [

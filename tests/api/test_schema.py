@@ -112,3 +112,25 @@ def test_every_operation_has_a_short_summary_and_the_schema_names_its_licence(an
     assert schema["servers"] == [{"url": "/", "description": "This site"}]
     cursor_page = schema["components"]["schemas"]["PaginatedPaperList"]
     assert not cursor_page["properties"]["next"]["example"].endswith('"')
+
+
+def test_the_schema_is_built_once_per_process(anon, monkeypatch, settings):
+    """A build takes about half a second at any size and depends on the code alone."""
+    settings.PAGE_CACHE_SECONDS = 0  # every request reaches the view
+    from drf_spectacular.generators import SchemaGenerator
+
+    from apikit.schema import BuiltOnceSchemaGenerator
+
+    monkeypatch.setattr(BuiltOnceSchemaGenerator, "built", {})
+    builds = []
+    original = SchemaGenerator.get_schema
+
+    def counted(self, *args, **kwargs):
+        builds.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SchemaGenerator, "get_schema", counted)
+    first, second = anon.get("/api/v1/schema/"), anon.get("/api/v1/schema/")
+    assert first.status_code == second.status_code == 200
+    assert first.json() == second.json()
+    assert len(builds) == 1
