@@ -167,13 +167,23 @@ class RankedThenNewest:
     def with_list_foot(self):
         return RankedThenNewest(self.matches, self.ranked, list_foot_prefetches())
 
+    def best(self):
+        """The newest `ranked` matches by rank. Ranked as rows of those ids alone, with the
+        search's rank and order: the search's own filter again would match every paper a
+        second time (0.1 s at 100k papers for a common word)."""
+        candidates = self.newest.values("pk")[: self.ranked]
+        query = self.matches.query
+        return (
+            self.matches.model._default_manager.filter(pk__in=candidates)
+            .annotate(rank=query.annotations["rank"])
+            .order_by(*query.order_by)
+        )
+
     def __getitem__(self, key):
         start, stop = key.start or 0, key.stop  # the paginator asks for slices
         rows = []
         if start < self.ranked:
-            candidates = self.newest.values("pk")[: self.ranked]
-            best = self.matches.filter(pk__in=candidates)
-            rows += best[start : min(stop, self.ranked)]
+            rows += self.best()[start : min(stop, self.ranked)]
         if stop > self.ranked:
             rows += self.newest[max(start, self.ranked) : stop]
         prefetch_related_objects(rows, *self.prefetch)  # once for both parts
