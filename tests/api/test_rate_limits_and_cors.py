@@ -126,15 +126,20 @@ def test_anonymous_reads_are_open_to_any_origin(demo):
     assert hit["Access-Control-Allow-Origin"] == "*"
 
 
-def test_a_preflight_allows_reads_only_and_no_credentials(demo):
+def preflight(path, method, headers):
+    """A browser's CORS preflight for `method` with `headers`; (answer, allowed methods)."""
     response = Client().options(
-        "/api/v1/papers/",
+        path,
         HTTP_ORIGIN=ORIGIN,
-        HTTP_ACCESS_CONTROL_REQUEST_METHOD="GET",
-        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="if-none-match",
+        HTTP_ACCESS_CONTROL_REQUEST_METHOD=method,
+        HTTP_ACCESS_CONTROL_REQUEST_HEADERS=headers,
     )
     assert response.status_code == 200
-    methods = {m.strip() for m in response["Access-Control-Allow-Methods"].split(",")}
+    return response, {m.strip() for m in response["Access-Control-Allow-Methods"].split(",")}
+
+
+def test_a_preflight_allows_reads_only_and_no_credentials(demo):
+    response, methods = preflight("/api/v1/papers/", "GET", "if-none-match")
     assert methods == {"GET", "HEAD", "OPTIONS"}
     allowed = response["Access-Control-Allow-Headers"].lower()
     assert "if-none-match" in allowed
@@ -145,21 +150,13 @@ def test_a_preflight_allows_reads_only_and_no_credentials(demo):
 def test_a_json_batch_lookup_passes_its_preflight_and_is_readable(demo):
     """The batch lookup is a read sent by POST with a JSON body (as the API docs say): a
     browser's preflight for it allows POST and Content-Type, and the answer is readable."""
-    client = Client()
-    preflight = client.options(
-        "/api/v1/papers/batch/",
-        HTTP_ORIGIN=ORIGIN,
-        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
-        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="content-type",
-    )
-    assert preflight.status_code == 200
-    methods = {m.strip() for m in preflight["Access-Control-Allow-Methods"].split(",")}
+    answer, methods = preflight("/api/v1/papers/batch/", "POST", "content-type")
     assert "POST" in methods
-    assert "content-type" in preflight["Access-Control-Allow-Headers"].lower()
-    assert "authorization" not in preflight["Access-Control-Allow-Headers"].lower()
-    assert "Access-Control-Allow-Credentials" not in preflight
+    assert "content-type" in answer["Access-Control-Allow-Headers"].lower()
+    assert "authorization" not in answer["Access-Control-Allow-Headers"].lower()
+    assert "Access-Control-Allow-Credentials" not in answer
 
-    answer = client.post(
+    answer = Client().post(
         "/api/v1/papers/batch/",
         data=json.dumps({"ids": ["ARXIV:2510.13786"]}),
         content_type="application/json",
@@ -173,15 +170,9 @@ def test_a_json_batch_lookup_passes_its_preflight_and_is_readable(demo):
 def test_only_the_batch_lookup_is_read_by_post(demo):
     """Every other API path's preflight still allows reads only, and a cross-origin POST's
     answer elsewhere carries no CORS header."""
-    preflight = Client().options(
-        "/api/v1/papers/",
-        HTTP_ORIGIN=ORIGIN,
-        HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
-        HTTP_ACCESS_CONTROL_REQUEST_HEADERS="content-type",
-    )
-    methods = {m.strip() for m in preflight["Access-Control-Allow-Methods"].split(",")}
+    answer, methods = preflight("/api/v1/papers/", "POST", "content-type")
     assert "POST" not in methods
-    assert "content-type" not in preflight["Access-Control-Allow-Headers"].lower()
+    assert "content-type" not in answer["Access-Control-Allow-Headers"].lower()
     write = Client().post(
         "/api/v1/papers/", data="{}", content_type="application/json", HTTP_ORIGIN=ORIGIN
     )
