@@ -2,6 +2,7 @@
 each request: 6 s of CPU at 100k papers), pages through them, and lets editors dismiss a pair."""
 
 import datetime
+import re
 
 import pytest
 from django.contrib.auth.models import Permission
@@ -213,3 +214,12 @@ def test_a_scan_finding_the_same_pairs_writes_none(alike):
     ]
     assert writes == []
     assert set(PossibleDuplicatePair.objects.values_list("pk", "first", "second")) == before
+
+
+def test_the_page_keeps_to_the_content_security_policy(editor_client, alike):
+    """No inline style or script the policy (style-src 'self') would block: the "Search again"
+    form had `style="display:inline"`."""
+    store_possible_duplicates()
+    html = editor_client.get(PAGE).content.decode()
+    assert 'id="duplicate-rescan"' in html
+    assert not re.search(r"\sstyle=", html) and not re.search(r"\son[a-z]+=", html)
