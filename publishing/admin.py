@@ -122,6 +122,17 @@ def publish_selected(modeladmin, request, queryset):
 
 @admin.action(description="Unpublish selected items (back to draft)", permissions=["publish"])
 def unpublish_selected(modeladmin, request, queryset):
+    # Readers lose these pages at once (their links answer 404): ask first, listing what goes,
+    # as Django's own delete action does.
+    if request.POST.get("post") != "yes":
+        context = {
+            **modeladmin.admin_site.each_context(request),
+            "opts": modeladmin.model._meta,
+            "title": "Unpublish these items?",
+            "rows": list(queryset),
+            "live": [row for row in queryset if row.status == Status.PUBLISHED],
+        }
+        return TemplateResponse(request, "admin/publishing/unpublish_confirm.html", context)
     count, _ = _set_status(request, queryset, Status.DRAFT)
     modeladmin.message_user(request, f"Moved {count} item(s) back to draft.", messages.SUCCESS)
 

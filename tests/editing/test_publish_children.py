@@ -68,3 +68,22 @@ def test_leaving_them_says_what_stays_in_review(editor_client, submitted):
     assert "Left in review, not public: 1" in text_of(response)
     assert Paper.objects.get(pk=hub.pk).status == Status.PUBLISHED
     assert Citation.objects.get(pk=edge.pk).status == Status.REVIEW
+
+
+def test_unpublishing_asks_first_and_names_what_readers_lose(editor_client):
+    live = PaperFactory(title="A live paper")
+    draft = PaperFactory(title="Already a draft", draft=True)
+    data = {"action": "unpublish_selected", "_selected_action": [live.pk, draft.pk]}
+
+    asked = editor_client.post(CHANGELIST, data)
+
+    assert asked.status_code == 200
+    assert "Yes, unpublish them" in text_of(asked)
+    assert "A live paper (public now)" in text_of(asked)
+    assert "Already a draft (public now)" not in text_of(asked)
+    assert Paper.objects.get(pk=live.pk).status == Status.PUBLISHED  # nothing done yet
+
+    done = editor_client.post(CHANGELIST, {**data, "post": "yes"}, follow=True)
+
+    assert "back to draft." in text_of(done)
+    assert Paper.objects.get(pk=live.pk).status == Status.DRAFT

@@ -102,7 +102,8 @@ def test_a_bulk_unpublish_through_the_admin_is_visible_at_once(editor_client, de
     assert anonymous.get(paper.get_absolute_url())["X-Page-Cache"] == "hit"
     changelist = reverse("admin:citations_paper_changelist")
     response = editor_client.post(
-        changelist, {"action": "unpublish_selected", "_selected_action": [paper.pk]}
+        changelist,
+        {"action": "unpublish_selected", "_selected_action": [paper.pk], "post": "yes"},
     )
     assert response.status_code == 302
     assert anonymous.get(paper.get_absolute_url()).status_code == 404
