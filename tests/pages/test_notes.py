@@ -114,3 +114,12 @@ def test_a_notes_markdown_body_is_rendered_sanitised_and_an_edit_shows_at_once(c
     note.save()
     html = client.get(note.get_absolute_url()).content.decode()
     assert "<strong>holds</strong>" in html and "<strong>stops</strong>" not in html
+
+
+@pytest.mark.parametrize("factory", [ResearchNoteFactory, PaperFactory, LayerFactory])
+def test_every_preview_links_back_to_its_admin_form(editor_client, db, factory):
+    item = factory(draft=True)
+    html = editor_client.get(item.get_absolute_url()).content.decode()
+    opts = item._meta
+    change = reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[item.pk])
+    assert f'<a href="{change}">Back to editing</a>' in html
