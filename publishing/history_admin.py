@@ -10,7 +10,7 @@ from django.urls import path, reverse
 from taggit.managers import TaggableManager
 from taggit.models import Tag
 
-from publishing.compare import compare_records
+from publishing.compare import compare_records, compare_relations
 from publishing.history import restore_relations, tracked_m2m_fields
 from publishing.models import format_moment
 
@@ -32,6 +32,23 @@ class HistoryAdminMixin:
             ),
             *super().get_urls(),
         ]
+
+    def set_history_delta_changes(self, request, historical_records, **kwargs):
+        """simple-history lists the fields each record changed; relations (tags, layers,
+        authors, figures) are not fields, so a change of only those left the column empty.
+        Each record also lists the relations that differ from the record before it."""
+        super().set_history_delta_changes(request, historical_records, **kwargs)
+        records = list(historical_records)
+        for newer, older in zip(records, records[1:], strict=False):
+            changed = [row for row in compare_relations(self.model, older, newer) if row.changed]
+            if not changed:
+                continue
+            listed = list(getattr(newer, "history_delta_changes", None) or [])
+            for row in changed:
+                old = " ".join(text for _, text in row.old)
+                new = " ".join(text for _, text in row.new)
+                listed.append({"field": row.label, "old": old or "—", "new": new or "—"})
+            newer.history_delta_changes = listed
 
     def _history_record(self, object_id, version_id):
         history = self.model.history

@@ -134,3 +134,26 @@ def test_a_staff_user_outside_the_editors_group_cannot_see_history(demo, client,
     assert client.get(url(paper, "history")).status_code == 403
     record = paper.history.first()
     assert client.get(url(paper, "simple_history", record.history_id)).status_code == 403
+
+
+def test_the_history_list_names_relation_changes_and_no_empty_reason(editor_client):
+    """A change of only a paper's tags is a record of its own; the list's Changes column
+    names it (tags are no field, so simple-history's own delta left it empty), and a record
+    without a reason shows nothing, not "None"."""
+    import datetime
+
+    from django.utils import timezone
+
+    from tests.factories import PaperFactory
+
+    paper = PaperFactory(title="A tagged paper")
+    paper.history.update(history_date=timezone.now() - datetime.timedelta(hours=1))
+    paper.tags.add("grpo-scaling")
+
+    html = editor_client.get(
+        reverse("admin:citations_paper_history", args=[paper.pk])
+    ).content.decode()
+
+    assert "<strong>Tags:</strong>" in html and "grpo-scaling" in html
+    assert "Related items changed" in html
+    assert "<td>\n          None\n        </td>" not in html
