@@ -29,6 +29,13 @@ CHANGELOG = [
                 "Every operation in the schema has a `summary`; the schema names the data's "
                 "licence (CC BY 4.0) and a relative server (`/`).",
             ),
+            (
+                "changed",
+                "`/api/v1/citations/?group_by=cited` needs `citing=<slug>` and `group_by=citing` "
+                "needs `cited=<slug>` (one group per paper of every edge was unbounded); without "
+                "it the answer is a 400 saying so. The most cited papers overall: "
+                "`/api/v1/papers/?ordering=-cited_by_count`.",
+            ),
         ],
     },
     {

@@ -31,6 +31,9 @@ class Facet:
     relation: str = ""
     visible: object = None
     missing: str = "without a value"
+    # A filter the facet needs to stay bounded (a group per paper of every edge at 1M ran to
+    # the statement timeout): without it the request is a 400 that says so.
+    requires: str = ""
 
     def annotate(self, queryset, user):
         value, label = self.value, self.label
@@ -114,6 +117,15 @@ class GroupByMixin:
             choices = ", ".join(self.group_by_fields)
             raise exceptions.ValidationError(
                 {GROUP_BY_PARAMETER: [f"Cannot group by “{name}”. Choose one of: {choices}."]}
+            )
+        if facet.requires and not request.query_params.get(facet.requires):
+            raise exceptions.ValidationError(
+                {
+                    GROUP_BY_PARAMETER: [
+                        f"Grouping by “{name}” needs `{facet.requires}=<slug>`: one group per "
+                        "paper of every row is unbounded."
+                    ]
+                }
             )
         return Response(self.facets(name, facet))
 

@@ -162,6 +162,11 @@ class ApiSchema(AutoSchema):
         parameters = list(super().get_override_parameters())
         parameters.extend(self.sparse_parameters())
         if self.method == "GET" and self.reads("group_by"):
+            needs = [
+                f"`{name}` needs `{facet.requires}`"
+                for name, facet in self.view.group_by_fields.items()
+                if facet.requires
+            ]
             parameters.append(
                 OpenApiParameter(
                     "group_by",
@@ -170,7 +175,8 @@ class ApiSchema(AutoSchema):
                     description="Instead of the rows: how many of the rows matching the "
                     "filters have each value of this property, with each count's share of "
                     "them (`total`) and the basis in words. Rows without a value are the "
-                    "group whose value is null.",
+                    "group whose value is null."
+                    + (f" Bounded: {', '.join(needs)} (else a 400)." if needs else ""),
                 )
             )
         if not self._is_schema_or_docs():

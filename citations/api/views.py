@@ -265,8 +265,10 @@ class CitationViewSet(GroupByMixin, PublishableViewSet):
         "polarity": Facet(
             "polarity__slug", "polarity__name", missing="not yet classified by polarity"
         ),
-        "cited": Facet("cited_paper__slug", "cited_paper__title"),
-        "citing": Facet("citing_paper__slug", "citing_paper__title"),
+        # One group per paper: only within one paper's edges (the most cited papers overall
+        # are `/api/v1/papers/?ordering=-cited_by_count`, from stored counts).
+        "cited": Facet("cited_paper__slug", "cited_paper__title", requires="citing"),
+        "citing": Facet("citing_paper__slug", "citing_paper__title", requires="cited"),
         "is_representative": Facet("is_representative"),
     }
 

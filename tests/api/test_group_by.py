@@ -74,7 +74,9 @@ def test_drafts_never_show_in_facets(demo, anon, editor_api):
     assert "secret-layer" not in public_layers
     public_years = groups(anon.get("/api/v1/papers/", {"group_by": "year"}))
     assert 1901 not in public_years and public_years[1902]["count"] == 1
-    cited = groups(anon.get("/api/v1/citations/", {"group_by": "citing"}))
+    cited = groups(
+        anon.get("/api/v1/citations/", {"cited": public_paper.slug, "group_by": "citing"})
+    )
     assert draft_paper.slug not in cited
     editor_layers = groups(editor_api.get("/api/v1/papers/", {"group_by": "layer"}))
     assert editor_layers["secret-layer"]["count"] == 2
@@ -108,3 +110,18 @@ def test_the_schema_documents_group_by_and_its_answer(anon):
     assert "group_by" not in {
         p["name"] for p in schema["paths"]["/api/v1/layers/"]["get"]["parameters"]
     }
+
+
+@pytest.mark.parametrize(("facet", "needs"), [("cited", "citing"), ("citing", "cited")])
+def test_a_group_per_paper_needs_the_other_paper(demo, anon, facet, needs):
+    """One group per paper of every edge is unbounded at 1M (it ran to the statement timeout
+    for anonymous clients): it answers within one paper's edges, else a 400 saying so."""
+    refused = anon.get("/api/v1/citations/", {"group_by": facet})
+    assert refused.status_code == 400
+    assert f"`{needs}=<slug>`" in refused.json()["errors"]["group_by"][0]
+    hub = Paper.objects.get(slug=ART_OF_SCALING)
+    edge = hub.public_citations_received().select_related("citing_paper").first()
+    paper = hub.slug if needs == "cited" else edge.citing_paper.slug
+    answered = anon.get("/api/v1/citations/", {"group_by": facet, needs: paper})
+    assert answered.status_code == 200
+    assert answered.json()["total"] >= 1
