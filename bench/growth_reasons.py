@@ -19,6 +19,31 @@ LIST_DOWNLOAD = fuller_answer(
     "1,000 (a full file, EXPORT_LIMIT)",
     "store each paper's rendered entries so a file is one indexed read and a join of text",
 )
+# A page of points chosen from all of them: 21 points at the demo size, 200,000 at 1M.
+RESULT_PAGES = (
+    "a page of 20 to 50 points chosen from 21 at the demo size and 200,000 at 1M: the sort (or "
+    "the filter and count) reads every public point joined to its run, benchmark and paper, "
+    "0.1 to 0.3 s since 0014, under the ceiling. Next: the run's publication state on the "
+    "point and an index per sort, or cursor paging without a count"
+)
+# A page of runs chosen from all of them: 3 at the demo size, 20,000 at 1M.
+SERIES_PAGES = (
+    "a page of runs chosen from 3 at the demo size and 20,000 at 1M, sorted by benchmark and "
+    "name over every public run and counted; under the ceiling. Next: as for the points"
+)
+# A hub's neighbourhood: the demo hub has 30 citers, the large one 36,682.
+GRAPH = (
+    "the neighbourhood of a hub cited 36,682 times at 1M (30 at the demo size): its most cited "
+    "references and citers are chosen among all its edges before the layout; the graph itself "
+    "stays a few dozen nodes. Next: keep the chosen nodes with the stored neighbours (the task "
+    "queue's refresh) so a page reads them"
+)
+# The authors list counts each author's published papers.
+AUTHOR_LIST = (
+    "a page of authors chosen from 20 at the demo size and about 40,000 at 1M, each with a "
+    "count of their published papers over all authorships (0.25 s, under the ceiling). Next: "
+    "a stored paper count per author"
+)
 # The hub's explorer with a filter on the citing papers' own fields.
 EXPLORER_FILTER = (
     "the filter reads the hub's edges joined to their citing papers until it has a page and "
@@ -171,6 +196,60 @@ GROWTH_REASONS = {
     ),
     "/api/v1/community-posts/?ordering=order": the_machine(
         "0.8x", "the same answer at both sizes (the demo's posts)"
+    ),
+    **dict.fromkeys(
+        [
+            "/results/",
+            "/results/?task_family=math",
+            "/results/?sort=compute",
+            "/results/?sort=value",
+            "/api/v1/results/",
+            "/api/v1/results/?search=table",
+            "/api/v1/results/?ordering=value",
+            "/api/v1/results/?ordering=compute_sort",
+            "/api/v1/results/?ordering=steps",
+            "/api/v1/results/?task_family=math",
+            "/api/v1/results/?compute_axis=gpu_hours",
+        ],
+        RESULT_PAGES,
+    ),
+    **dict.fromkeys(
+        [
+            "/api/v1/series/",
+            "/api/v1/series/?search=rl",
+            "/api/v1/series/?ordering=name",
+            "/api/v1/series/?ordering=updated_at",
+            "/api/v1/series/?task_family=math",
+            "/api/v1/series/?status=published",
+            "/api/v1/series/?updated_after=2020-01-01T00:00:00Z",
+        ],
+        SERIES_PAGES,
+    ),
+    "/benchmarks/{benchmark}/results.csv": fuller_answer(
+        "10 to 20 points",
+        "5,000 points (every point of the 500-run benchmark)",
+        "nothing: under the ceiling since 0014 (a CSV row is a values_list row)",
+    ),
+    **dict.fromkeys(
+        [
+            "/papers/{hub}/graph/",
+            "/papers/{hub}/graph.json",
+            "/papers/{hub}/graph.graphml",
+            "/api/v1/papers/{hub}/graph/",
+        ],
+        GRAPH,
+    ),
+    **dict.fromkeys(["/authors/", "/authors/?q=a"], AUTHOR_LIST),
+    "/authors/{author}/": (
+        "an author with 500 papers at 1M (the demo's busiest has a few): their papers per year "
+        "and their co-authors are counted over all of them, a whole-author aggregate (0.09 s "
+        "in-process; 0.64 s for the corpus's busiest author, 18,478 papers). Next: store each "
+        "author's counts when their papers change"
+    ),
+    "/research/?q=scaling": (
+        '"scaling" matches 56,077 of 100,056 papers at 1M (about 20 at the demo size): a '
+        "search sorts by relevance by default, over its newest 1,000 matches; Next: a stored "
+        "rank (or a smaller ranked window) for common words"
     ),
     "/benchmarks/{benchmark}/": fuller_answer(
         "1 to 3 runs",
