@@ -25,7 +25,8 @@ pytestmark = pytest.mark.django_db
 STEP1, STEP2 = reverse("evidence:diagnose"), reverse("evidence:diagnose-layers")
 STEP3, STEP4 = reverse("evidence:diagnose-tests"), reverse("evidence:diagnose-plan")
 MARKDOWN = reverse("evidence:diagnose-plan-markdown")
-STEP_QUERY_CEILING = 12
+# A step with claims reads them, their papers, contesting citations and results: one query each.
+STEP_QUERY_CEILING = 13
 
 # Documented expected orders for the demo's signals (docs/diagnosis.md): the score is the sum
 # of the links' weights (2 primary, 1 supporting), then more primary matches rank first; layers
