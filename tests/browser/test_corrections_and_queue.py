@@ -117,6 +117,8 @@ def test_a_reader_suggests_an_editor_accepts_and_the_hub_changes(site, chromium)
     editor_context.close()
 
 
+# slow (`make test-all`, CI's slow step): 24 edges classified one by one in Chromium.
+@pytest.mark.slow
 def test_an_editor_classifies_24_edges_in_the_queue_in_under_3_minutes(site, chromium):
     hub = PaperFactory(title="A Hub Waiting For Its Editor", slug="a-hub-waiting")
     for n in range(QUEUE_SIZE):

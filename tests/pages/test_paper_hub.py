@@ -323,6 +323,9 @@ def test_draft_citing_papers_and_draft_edges_are_not_counted(client, demo):
     assert len(explorer_titles(client.get(HUB, {"role": "background"}))) == 6
 
 
+# slow (`make test-all`, CI's slow step): 300 citing papers written; the render-mode ceilings
+# (tests/perf/test_render_query_ceilings.py) keep the default suite's no-N+1 check.
+@pytest.mark.slow
 def test_hub_query_count_is_flat_for_three_hundred_citing_papers(
     client, demo, django_assert_max_num_queries
 ):

@@ -31,6 +31,8 @@ def sigmoid_fits():
     return [fit_sigmoid(COMPUTE, noisy_curve(seed)) for seed in range(SEEDS)]
 
 
+# slow (`make test-all`, CI's slow step): the pipeline over many seeded curves, ~30 s of fits.
+@pytest.mark.slow
 def test_estimates_land_near_the_truth(sigmoid_fits):
     assert not any(fit.refused for fit in sigmoid_fits)
     for name, tolerance in (("A", 0.02), ("B", 0.3), ("R0", 0.03)):
@@ -40,6 +42,7 @@ def test_estimates_land_near_the_truth(sigmoid_fits):
     assert abs(c_mid - math.log10(TRUTH["C_mid"])) < 0.1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["A", "B", "C_mid"])
 def test_ninety_percent_intervals_cover_the_truth_about_ninety_percent(sigmoid_fits, name):
     covered = sum(
