@@ -124,7 +124,9 @@ def test_each_log_line_is_printed_once():
     )
     result = subprocess.run(
         [sys.executable, "-c", code],
-        cwd=ROOT, env=clean_env(DEBUG="1"), capture_output=True, text=True, check=True,
+        # INFO, so the reloader's line shows at all (tests/ops/test_logging.py: not by default).
+        cwd=ROOT, env=clean_env(DEBUG="1", LOG_LEVEL="INFO"), capture_output=True, text=True,
+        check=True,
     )  # fmt: skip
     for marker in ("request-marker", "info-marker", "app-marker", "server-marker"):
         assert result.stderr.count(marker) == 1, result.stderr
