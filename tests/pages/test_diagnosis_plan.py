@@ -78,6 +78,9 @@ def published_signal_sets():
     return [(signal,) for signal in signals] + list(itertools.combinations(signals, 2))
 
 
+# slow (`make test-all`, CI's slow step): every signal and pair on every surface, a sweep of
+# several hundred plans; the settings test below keeps a coherent-plan check in make test.
+@pytest.mark.slow
 def test_every_signal_and_every_pair_gives_a_coherent_plan_on_every_surface(demo, client):
     combos = published_signal_sets()
     assert len(combos) == 13 + 13 * 12 // 2

@@ -300,6 +300,8 @@ def sitemap_locations(client):
             yield urlsplit(loc.text).path
 
 
+# slow (`make test-all`, CI's slow step): a search for the title of every page in the sitemap.
+@pytest.mark.slow
 def test_search_finds_the_title_of_every_public_page(client, demo):
     """Walk the sitemap; each page's h1, searched for, lists that page among the results."""
 
