@@ -61,18 +61,6 @@ def sigmoid(log_c, r0, a, b, log_c_mid):
     return r0 + (a - r0) / (1.0 + np.power(10.0, exponent))
 
 
-def sigmoid_at(params, compute):
-    """The fitted sigmoid at `compute` (same unit as the fit's axis)."""
-    log_c = math.log10(compute)
-    return float(
-        sigmoid(log_c, params["R0"], params["A"], params["B"], math.log10(params["C_mid"]))
-    )
-
-
-def power_at(params, compute):
-    return float(params["a"] * compute ** params["b"])
-
-
 def _power(log_c_rel, a_ref, b):
     return a_ref * np.power(10.0, b * log_c_rel)
 

@@ -216,9 +216,12 @@ def test_many_fitted_runs_are_drawn_as_curves_without_their_bands(
 
 
 def test_the_curve_from_parameters_is_the_fitted_sigmoid():
+    import math
+
     from results.charts import sigmoid_value
-    from results.fits import sigmoid_at
+    from results.fits import sigmoid
 
     params = {"R0": 10.0, "A": 60.0, "B": 1.5, "C_mid": 1000.0}
     for compute in (10.0, 1000.0, 123456.0):
-        assert sigmoid_value(params, compute) == pytest.approx(sigmoid_at(params, compute))
+        fitted = sigmoid(math.log10(compute), 10.0, 60.0, 1.5, math.log10(1000.0))
+        assert sigmoid_value(params, compute) == pytest.approx(float(fitted))
