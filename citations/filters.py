@@ -154,9 +154,10 @@ class RankedThenNewest:
     relevance, then the older ones newest first; each slice is read with at most two
     bounded queries (a walk of the date index and a rank of `ranked` documents)."""
 
-    def __init__(self, matches, ranked, prefetch=()):
+    def __init__(self, matches, ranked, prefetch=(), values=None):
         self.matches, self.ranked, self.prefetch = matches, ranked, prefetch
         self.newest = matches.order_by(*NEWEST_FIRST)
+        self.values = values  # (fields, flat) of values_list(), else rows are papers
 
     def count(self):
         return self.matches.count()
@@ -166,6 +167,11 @@ class RankedThenNewest:
 
     def with_list_foot(self):
         return RankedThenNewest(self.matches, self.ranked, list_foot_prefetches())
+
+    def values_list(self, *fields, flat=False):
+        """The same order read as values, as a QuerySet's values_list: a list download reads
+        its page's ids first."""
+        return RankedThenNewest(self.matches, self.ranked, values=(fields, flat))
 
     def best(self):
         """The newest `ranked` matches by rank. Ranked as rows of those ids alone, with the
@@ -181,11 +187,15 @@ class RankedThenNewest:
 
     def __getitem__(self, key):
         start, stop = key.start or 0, key.stop  # the paginator asks for slices
+        best, newest = self.best(), self.newest
+        if self.values:
+            fields, flat = self.values
+            best, newest = (part.values_list(*fields, flat=flat) for part in (best, newest))
         rows = []
         if start < self.ranked:
-            rows += self.best()[start : min(stop, self.ranked)]
+            rows += best[start : min(stop, self.ranked)]
         if stop > self.ranked:
-            rows += self.newest[max(start, self.ranked) : stop]
+            rows += newest[max(start, self.ranked) : stop]
         prefetch_related_objects(rows, *self.prefetch)  # once for both parts
         return rows
 

@@ -6,7 +6,6 @@ import dataclasses
 import functools
 import json
 
-from django.db.models import Prefetch
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -15,6 +14,7 @@ from django.views.decorators.http import require_safe
 
 from bottlenecks.models import Layer
 from citations.exports.formats import (
+    EXPORT_FIELDS,
     bibtex_entries,
     csl_item,
     csl_items,
@@ -22,7 +22,7 @@ from citations.exports.formats import (
     scholarly_article,
 )
 from citations.filters import CitingPaperFilter, ResearchIndexFilter
-from citations.models import Authorship, Paper
+from citations.models import Paper, with_author_names
 from pagecache.caching import reads_query
 from tags.counts import public_tags
 
@@ -48,7 +48,10 @@ class ExportFormat:
 
 
 def csl_json(papers):
-    return json.dumps(csl_items(papers), ensure_ascii=False, indent=2) + "\n"
+    """A JSON array, one item a line: the C encoder writes each (an indented file goes through
+    json's Python encoder, a third of a 1,000-item file's time)."""
+    items = (json.dumps(item, ensure_ascii=False) for item in csl_items(papers))
+    return "[\n" + ",\n".join(items) + "\n]\n"
 
 
 EXPORT_FORMATS = {
@@ -104,26 +107,35 @@ def page_link(request, page, relation):
     return f'<{request.path}?{params.urlencode()}>; rel="{relation}"'
 
 
-def list_download(request, fmt, rows, filename, paper=lambda row: row):
-    """One page of EXPORT_LIMIT papers of a list (`rows`: a queryset, `paper(row)` its paper,
-    authors prefetched), linked to the pages before and after it."""
+def list_download(request, fmt, paper_ids, filename):
+    """One page of EXPORT_LIMIT papers of a list (`paper_ids`: the list's ordered query of paper
+    ids), linked to the pages before and after it. The page's ids are found first and its
+    papers read by id after, so the list is ordered on narrow rows (decision 0016)."""
     page = requested_page(request)
     if page is None:
         return bad_request("Bad page: a whole number from 1.")
     start = (page - 1) * EXPORT_LIMIT
-    rows = list(rows[start : start + EXPORT_LIMIT + 1])  # one more says a next page exists
-    if page > 1 and not rows:
+    ids = list(paper_ids[start : start + EXPORT_LIMIT + 1])  # one more says a next page exists
+    if page > 1 and not ids:
         raise Http404("No such page of this list.")
-    papers = [paper(row) for row in rows[:EXPORT_LIMIT]]
-    response = fmt.response(papers, filename if page == 1 else f"{filename}-page-{page}")
+    if page > 1:
+        filename = f"{filename}-page-{page}"
+    response = fmt.response(exported_papers(ids[:EXPORT_LIMIT]), filename)
     links = []
     if page > 1:
         links.append(page_link(request, page - 1, "prev"))
-    if len(rows) > EXPORT_LIMIT:
+    if len(ids) > EXPORT_LIMIT:
         links.append(page_link(request, page + 1, "next"))
     if links:
         response["Link"] = ", ".join(links)
     return response
+
+
+def exported_papers(ids):
+    """The papers with these ids, in this order, as the formats read them: only the columns
+    they use (EXPORT_FIELDS) and the authors' names."""
+    papers = Paper.objects.only(*EXPORT_FIELDS).in_bulk(ids)
+    return with_author_names([papers[pk] for pk in ids if pk in papers])
 
 
 def visible_paper(request, slug):
@@ -216,16 +228,6 @@ def negotiated(html_view):
 # -- lists of papers --------------------------------------------------------------------------
 
 
-def with_citing_papers(citations):
-    """The explorer's edges with their citing papers' authors prefetched."""
-    return citations.prefetch_related(
-        Prefetch(
-            "citing_paper__authorships",
-            queryset=Authorship.objects.select_related("author"),
-        )
-    )
-
-
 @reads_query(CitingPaperFilter, "page")
 @require_safe
 def hub_export(request, slug, extension):
@@ -235,10 +237,8 @@ def hub_export(request, slug, extension):
     explorer = CitingPaperFilter(request.GET or None, queryset=paper.citing_citations())
     if explorer.is_bound and not explorer.is_valid():
         return bad_request(f"Bad filter: {explorer.errors.as_text()}")
-    edges = with_citing_papers(explorer.qs)
-    return list_download(
-        request, fmt, edges, f"{paper.slug}-citing", paper=lambda edge: edge.citing_paper
-    )
+    citing = explorer.qs.values_list("citing_paper", flat=True)
+    return list_download(request, fmt, citing, f"{paper.slug}-citing")
 
 
 @reads_query("page")
@@ -247,7 +247,7 @@ def tag_export(request, slug, extension):
     fmt = export_format(extension)
     tag = get_object_or_404(public_tags(), slug=slug)
     papers = Paper.objects.published().filter(tags=tag).newest_first()
-    return list_download(request, fmt, papers.with_authors(), f"tag-{tag.slug}")
+    return list_download(request, fmt, papers.values_list("pk", flat=True), f"tag-{tag.slug}")
 
 
 @reads_query("page")
@@ -256,7 +256,7 @@ def layer_export(request, slug, extension):
     fmt = export_format(extension)
     layer = get_object_or_404(Layer.objects.visible_to(request.user), slug=slug)
     papers = Paper.objects.published().filter(layers=layer).newest_first()
-    return list_download(request, fmt, papers.with_authors(), f"layer-{layer.slug}")
+    return list_download(request, fmt, papers.values_list("pk", flat=True), f"layer-{layer.slug}")
 
 
 @reads_query(ResearchIndexFilter, "page")
@@ -269,7 +269,8 @@ def research_export(request, extension):
     )
     if filterset.is_bound and not filterset.is_valid():
         return bad_request(f"Bad filter: {filterset.errors.as_text()}")
-    return list_download(request, fmt, filterset.listing.with_authors(), "research")
+    papers = filterset.listing.values_list("pk", flat=True)
+    return list_download(request, fmt, papers, "research")
 
 
 def download_links(url_name, **kwargs):

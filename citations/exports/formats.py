@@ -194,6 +194,8 @@ def balanced(text):
 
 
 def bibtex_escape(text):
+    if not BIBTEX_SPECIAL.search(text):
+        return text  # nearly every title and name: no character-by-character walk
     replacements = BIBTEX_REPLACEMENTS
     if not balanced(text):
         replacements = {**BIBTEX_REPLACEMENTS, **UNBALANCED_BRACES}
@@ -204,20 +206,22 @@ def bibtex_escape(text):
 
 # Characters that would end or nest the braced value, or break the line, percent-encoded as a
 # URL may carry them; a URL or DOI link then cannot close its field and add others.
-BIBTEX_URL_UNSAFE = {
-    "{": "%7B",
-    "}": "%7D",
-    "\\": "%5C",
-    '"': "%22",
-    " ": "%20",
-    "\n": "%0A",
-    "\r": "%0D",
-    "\t": "%09",
-}
+BIBTEX_URL_UNSAFE = str.maketrans(
+    {
+        "{": "%7B",
+        "}": "%7D",
+        "\\": "%5C",
+        '"': "%22",
+        " ": "%20",
+        "\n": "%0A",
+        "\r": "%0D",
+        "\t": "%09",
+    }
+)
 
 
 def bibtex_url(url):
-    return "".join(BIBTEX_URL_UNSAFE.get(character, character) for character in url)
+    return url.translate(BIBTEX_URL_UNSAFE)
 
 
 # -- names ------------------------------------------------------------------------------------
@@ -262,16 +266,13 @@ def bibtex_name(name):
     parts = name_parts(name)
 
     def escaped(words):
-        return [
+        return " ".join(
             ("{" + word + "}") if word.lower() == "and" else bibtex_escape(word) for word in words
-        ]
+        )
 
-    return NameParts(
-        first=escaped(parts.first),
-        von=escaped(parts.von),
-        last=escaped(parts.last),
-        jr=escaped(parts.jr),
-    ).merge_last_name_first
+    # NameParts.merge_last_name_first's layout; an escaped word never ends in a lone backslash.
+    von_last = " ".join(part for part in (escaped(parts.von), escaped(parts.last)) if part)
+    return ", ".join(part for part in (von_last, escaped(parts.jr), escaped(parts.first)) if part)
 
 
 # -- cite keys --------------------------------------------------------------------------------
@@ -308,6 +309,25 @@ def key_suffix(index):
 def cite_key(paper):
     """The paper's cite key, the same in every export, unique across the site and stable."""
     return paper.cite_key
+
+
+# What the formats below read of a paper, beside its authors: a list download loads only these.
+EXPORT_FIELDS = (
+    "slug",
+    "cite_key",
+    "title",
+    "byline",
+    "institution",
+    "publication_date",
+    "date_precision",
+    "publication_type",
+    "venue",
+    "arxiv_id",
+    "arxiv_category",
+    "doi",
+    "url",
+    "abstract",
+)
 
 
 # -- BibTeX -----------------------------------------------------------------------------------

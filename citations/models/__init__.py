@@ -20,6 +20,7 @@ from citations.models.papers import (
     list_foot_prefetches,
     provenance_q,
     representative_limit_message,
+    with_author_names,
     with_authors_where_shown,
 )
 from citations.models.vocabularies import (
@@ -75,6 +76,7 @@ __all__ = [
     "PossibleDuplicatePair",
     "TaggedPaper",
     "authorships_with_authors",
+    "with_author_names",
     "list_foot_prefetches",
     "citation_vocabularies",
     "provenance_q",

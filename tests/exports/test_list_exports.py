@@ -157,3 +157,43 @@ def test_a_list_download_answers_a_bad_page_with_400(demo, page):
 def test_a_list_download_past_its_last_page_is_404(demo):
     assert Client().get("/tags/grpo/papers.bib?page=2").status_code == 404
     assert Client().get("/tags/grpo/papers.bib?page=1").status_code == 200
+
+
+@pytest.mark.parametrize("url", LIST_DOWNLOADS[:4])
+def test_a_list_download_keeps_the_lists_order(demo, url, monkeypatch):
+    """Each file lists its papers newest first, as the hub's explorer, the tag's and the
+    layer's pages do, on every page of a long list (an undated paper last)."""
+    monkeypatch.setattr(exports, "EXPORT_LIMIT", 3)
+    client, listed, next_url = Client(), [], url.format("json")
+    while next_url:
+        response = client.get(next_url)
+        listed += [item["id"] for item in json.loads(response.content)]
+        next_url = link(response, "next")
+    dates = dict(Paper.objects.values_list("cite_key", "publication_date"))
+    newest_first = sorted(
+        listed, key=lambda key: (dates[key] is not None, dates[key] or 0), reverse=True
+    )
+    assert len(listed) > 3
+    assert [dates[key] for key in listed] == [dates[key] for key in newest_first]
+
+
+@pytest.mark.parametrize("url", LIST_DOWNLOADS)
+def test_a_list_download_builds_one_model_instance_per_paper(demo, url):
+    """What a file costs grows with its papers only: one Paper instance each, their authors read
+    as names, not as instances of the edges, authorships and authors around them."""
+    from django.db.models.signals import post_init
+
+    built = []
+
+    def count(sender, **kwargs):
+        built.append(sender.__name__)
+
+    post_init.connect(count)
+    try:
+        response = Client().get(url.format("json"))
+    finally:
+        post_init.disconnect(count)
+    entries = len(json.loads(response.content))
+    assert entries > 1
+    assert built.count("Paper") <= entries + 2  # the hub, the tag's or layer's own page
+    assert not {"Author", "Authorship", "Citation", "CitationRole"} & set(built)
