@@ -17,7 +17,8 @@ def fuller_answer(demo, large, next_step):
 LIST_DOWNLOAD = fuller_answer(
     "30 to 56 papers",
     "1,000 (a full file, EXPORT_LIMIT)",
-    "store each paper's rendered entries so a file is one indexed read and a join of text",
+    "none while under the ceiling (0016: the page's ids, then only the columns written); "
+    "over it, a smaller EXPORT_LIMIT, since the Link header names the next file",
 )
 # A page of points chosen from all of them: 21 points at the demo size, 200,000 at 1M.
 RESULT_PAGES = (
