@@ -8,6 +8,7 @@ or worker) ever holds a large upload whole, and any app server or worker can pic
 import codecs
 import io
 import itertools
+import re
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
@@ -21,6 +22,11 @@ from citations.importers.bulk import bulk_import, is_big, is_openalex_jsonl
 BACKGROUND_FROM = getattr(settings, "IMPORT_BACKGROUND_FROM", 500)
 # Texts longer than this (in characters) are dry-run by the worker too, whatever their format.
 DRY_RUN_INLINE_UP_TO = getattr(settings, "IMPORT_DRY_RUN_INLINE_CHARS", 256 * 1024)
+# Where a record starts, in each format a text can be in: an Atom entry, a BibTeX entry, a RIS
+# reference, a JSON work's title. What a dry run costs follows its records (a lookup or more
+# each), so a text with many is sent to the worker however short it is; one with no such mark
+# is an arXiv id list, a record a line. An estimate: the dry run counts them exactly.
+RECORD_START = re.compile(r'<entry[\s>]|^[ \t]*@[A-Za-z]+[ \t]*[{(]|^TY  -|"title"\s*:', re.M)
 BATCH_SIZE = 500
 CHUNK_CHARS = getattr(settings, "IMPORT_CHUNK_CHARS", 1_000_000)
 READ_BYTES = 1024 * 1024  # an upload is read (and decoded) this much at a time
@@ -128,12 +134,13 @@ class ImportRun(models.Model):
 
     def store(self, source):
         """Write the text as chunks of CHUNK_CHARS characters, as it is read and decoded."""
-        buffer, number, newlines, ends_a_line = "", 0, 0, True
+        buffer, number, newlines, ends_a_line, starts = "", 0, 0, True, 0
         for piece in _text_pieces(source):
             if "\x00" in piece:
                 line = newlines + piece[: piece.index("\x00")].count("\n") + 1
                 raise BadImportFile("a NUL character: this is not a text file", f"line {line}")
             newlines += piece.count("\n")
+            starts += len(RECORD_START.findall(piece))
             ends_a_line = piece.endswith("\n") if piece else ends_a_line
             buffer += piece
             self.size += len(piece)
@@ -146,9 +153,12 @@ class ImportRun(models.Model):
             ImportChunk.objects.create(run=self, number=number, text=buffer)
         if not self.size:
             raise BadImportFile("the file is empty")
+        lines = newlines + (not ends_a_line)
         head = next((line for line in self.lines() if line.strip()), "").strip()
         if head.startswith("{") and head.endswith("}"):  # JSONL: a record a line
-            self.records = newlines + (not ends_a_line)
+            self.records = lines
+        else:
+            self.records = starts or lines
         self.save(update_fields=["size", "records"])
 
     def texts(self):

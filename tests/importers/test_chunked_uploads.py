@@ -177,3 +177,36 @@ def test_readers_see_and_confirm_no_run(client, reader, editor, small_pieces):
     assert api.post(f"{URL}{run.pk}/").status_code == 403
     run.refresh_from_db()
     assert run.state == ImportRun.State.PREVIEWED and not Paper.objects.exists()
+
+
+def many_records(format, count):
+    """A text of `count` records in `format`, each tiny: what costs is the number of records
+    (a lookup each), not the size of the text."""
+    if format == "arxiv-ids":
+        return "".join(f"2501.{n:05d}\n" for n in range(1, count + 1))
+    if format == "bibtex":
+        return "".join(f"@misc{{k{n}, title={{Paper {n}}}}}\n" for n in range(count))
+    if format == "ris":
+        return "".join(f"TY  - GEN\nTI  - Paper {n}\nER  - \n" for n in range(count))
+    if format == "arxiv":
+        entries = "".join(
+            f"<entry><id>http://arxiv.org/abs/2501.{n:05d}v1</id><title>P {n}</title></entry>"
+            for n in range(1, count + 1)
+        )
+        return f'<feed xmlns="http://www.w3.org/2005/Atom">{entries}</feed>'
+    return "[" + ",".join(f'{{"type": "article", "title": "P {n}"}}' for n in range(count)) + "]"
+
+
+@on_the_queue
+@pytest.mark.parametrize("format", ["arxiv-ids", "bibtex", "arxiv", "csl"])
+def test_a_short_text_of_many_records_is_dry_run_on_the_queue(roles, monkeypatch, format):
+    """A list of thousands of arXiv ids is a few KB but thousands of lookups: whether a dry run
+    leaves the request depends on the records a text holds, in every format, not on its size
+    alone."""
+    monkeypatch.setattr(runs, "BACKGROUND_FROM", 10)
+    text = many_records(format, 11)
+    run, plan = ImportRun.preview(text)
+    assert plan is None
+    assert run.state == ImportRun.State.CHECKING and run.task_id
+    small, plan = ImportRun.preview(many_records(format, 3))
+    assert plan is not None and small.state == ImportRun.State.PREVIEWED
