@@ -15,6 +15,18 @@ from pagecache.caching import reads_query
 # Each change is (kind, text): kind is "added", "changed", "deprecated" or "removed".
 CHANGELOG = [
     {
+        "version": "1.5.0",
+        "date": "2026-12-06",
+        "changes": [
+            (
+                "changed",
+                "A `group_by` answer lists at most the 100 largest groups, largest first, and "
+                "says so in the new `truncated` field and in `basis`; `total` and every share "
+                "still count all the matching rows.",
+            ),
+        ],
+    },
+    {
         "version": "1.4.0",
         "date": "2026-12-06",
         "changes": [

@@ -18,6 +18,10 @@ from rest_framework.response import Response
 from apikit.params import GROUP_BY_PARAMETER
 from publishing.models import published_q
 
+# An answer lists at most this many groups, the largest first, and says when it stops: a group
+# per citing paper of a hub cited 36,682 times was a 6 MB answer over a second to build.
+GROUP_LIMIT = 100
+
 
 @dataclasses.dataclass(frozen=True)
 class Facet:
@@ -98,6 +102,10 @@ class FacetsSerializer(serializers.Serializer):
     group_by = serializers.CharField()
     total = serializers.IntegerField(help_text="Rows matching the filters: the shares' basis.")
     basis = serializers.CharField(help_text="What each share is a share of, in words.")
+    truncated = serializers.BooleanField(
+        help_text=f"True when only the largest groups are listed (at most {GROUP_LIMIT}); "
+        "`total` and every share still count all the rows."
+    )
     groups = FacetRowSerializer(many=True)
 
 
@@ -131,16 +139,23 @@ class GroupByMixin:
 
     def grouped(self, name, facet):
         """(total, groups): how many rows match the filters, and per value of the facet a
-        dict of its "value", "label" and "count". Views override it where they keep the
-        figures."""
-        matching = self.filter_queryset(self.get_queryset()).values("pk")
-        rows = self.queryset.model._default_manager.filter(pk__in=matching)
+        dict of its "value", "label" and "count", the largest first and at most
+        GROUP_LIMIT + 1 of them (one more tells that some were left out). Views override it
+        where they keep the figures."""
+        matching = self.filter_queryset(self.get_queryset())
+        query = matching.query
+        if query.distinct or query.annotations:
+            # A filter that joins a many-valued relation (or annotates) would count a row
+            # once per join: group the distinct rows it selects instead.
+            rows = self.queryset.model._default_manager.filter(pk__in=matching.values("pk"))
+        else:
+            rows = matching.order_by()
         total = rows.count()
         grouped = (
             facet.annotate(rows, self.request.user)
             .values("group_value", "group_label")
             .annotate(count=Count("pk", distinct=facet.many))
-            .order_by()
+            .order_by("-count", "group_value")[: GROUP_LIMIT + 1]
         )
         groups = [
             {"value": group["group_value"], "label": group["group_label"], "count": group["count"]}
@@ -160,6 +175,8 @@ class GroupByMixin:
             for group in found
         ]
         groups.sort(key=lambda g: (-g["count"], g["value"] is None, str(g["value"])))
+        truncated = len(groups) > GROUP_LIMIT
+        groups = groups[:GROUP_LIMIT]
         noun = self.group_by_noun
         basis = (
             f"Each share is of the {total} {noun} matching the filters; "
@@ -170,4 +187,15 @@ class GroupByMixin:
                 f" One of the {noun} with several values counts under each of them, so the "
                 "shares can add up to more than 1."
             )
-        return {"group_by": name, "total": total, "basis": basis, "groups": groups}
+        if truncated:
+            basis += (
+                f" Only the {GROUP_LIMIT} largest groups are listed; narrow the filters to "
+                "see the others."
+            )
+        return {
+            "group_by": name,
+            "total": total,
+            "basis": basis,
+            "truncated": truncated,
+            "groups": groups,
+        }

@@ -232,10 +232,19 @@ API = [
     Endpoint("api:paper-by-arxiv", "/api/v1/papers/by-arxiv/{arxiv}/"),
     Endpoint("api:paper-by-doi", "/api/v1/papers/by-doi/{doi}/"),
     Endpoint("api:paper-alias", "/api/v1/papers/arxiv:{arxiv}/"),  # a 302 to the paper
-    Endpoint("api:paper-list", "/api/v1/papers/?group_by=year"),
-    Endpoint("api:paper-list", "/api/v1/papers/?group_by=layer"),
+    *(
+        Endpoint("api:paper-list", f"/api/v1/papers/?group_by={facet}")
+        for facet in ("year", "layer", "tag", "in_research_index", "is_canonical_reference")
+    ),
     Endpoint("api:paper-list", "/api/v1/papers/?fields=slug,title&page_size=100"),
-    Endpoint("api:citation-list", "/api/v1/citations/?cited={hub}&group_by=role"),
+    *(
+        Endpoint("api:citation-list", f"/api/v1/citations/?cited={{hub}}&group_by={facet}")
+        for facet in ("role", "polarity", "citing", "is_representative")
+    ),
+    # A group per cited paper needs `citing=`: the hub's citer with the most references would
+    # be the widest, the hub's own references are what a reader asks for.
+    Endpoint("api:citation-list", "/api/v1/citations/?citing={paper}&group_by=cited"),
+    Endpoint("api:citation-list", "/api/v1/citations/?group_by=role"),
     *variants("api:paper-timeline", "/api/v1/papers/{hub}/timeline/", "fields=quarters"),
     Endpoint("api:changelog", "/api/v1/changelog/"),
     Endpoint("about-api", "/about/api/"),

@@ -54,6 +54,8 @@ def queries_by_route():
             params[endpoint.route].add(key)
             if key == "ordering":
                 params[endpoint.route].add(f"ordering={value.lstrip('-')}")
+            if key == "group_by":
+                params[endpoint.route].add(f"group_by={value}")
     return params
 
 
@@ -113,6 +115,7 @@ def test_every_api_filter_search_and_ordering_is_benchmarked():
         ordering_fields = getattr(view, "ordering_fields", None)
         if isinstance(ordering_fields, list | tuple):
             wanted |= {f"ordering={field}" for field in ordering_fields}
+        wanted |= {f"group_by={name}" for name in getattr(view, "group_by_fields", {})}
         assert wanted <= seen[route], f"{route}: add {sorted(wanted - seen[route])}"
 
 
