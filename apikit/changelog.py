@@ -24,6 +24,11 @@ CHANGELOG = [
                 "says so in the new `truncated` field and in `basis`; `total` and every share "
                 "still count all the matching rows.",
             ),
+            (
+                "added",
+                "`group_by=` on /results/: the public points counted by `benchmark`, `series`, "
+                "`paper`, `task_family`, `model_size`, `reward_type` or `location_kind`.",
+            ),
         ],
     },
     {

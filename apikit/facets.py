@@ -10,7 +10,7 @@ tags) it counts under each, and the shares can add up to more than 1; the basis 
 
 import dataclasses
 
-from django.db.models import CharField, Count, F, FilteredRelation, Value
+from django.db.models import Case, CharField, Count, F, FilteredRelation, Value, When
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
@@ -59,6 +59,14 @@ def expression(path):
     if path is None:
         return Value(None, output_field=CharField())
     return F(path) if isinstance(path, str) else path
+
+
+def choice_label(path, choices):
+    """A facet label for a field with choices: the name of each stored value."""
+    return Case(
+        *(When(**{path: value}, then=Value(str(label))) for value, label in choices),
+        output_field=CharField(),
+    )
 
 
 def shown_through(relation, model):

@@ -378,6 +378,18 @@ API = [
         "series={series}",
         *RESULT_FILTERS,
         "compute_axis=gpu_hours",
+        *(
+            f"group_by={facet}"
+            for facet in (
+                "benchmark",
+                "series",
+                "paper",
+                "task_family",
+                "model_size",
+                "reward_type",
+                "location_kind",
+            )
+        ),
     ),
     Endpoint("api:result-detail", "/api/v1/results/{result}/"),
 ]

@@ -9,12 +9,13 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from apikit.concurrency import PUBLISHING_FIELDS
+from apikit.facets import Facet, GroupByMixin, choice_label
 from apikit.fields import ApiUrlField, HtmlUrlField
 from apikit.filters import PublishableFilterSet, slug_choice
 from apikit.viewsets import ReadOnlyViewSet
 from bottlenecks.setting import ModelSize, RewardType, TaskFamily
 from citations.models import Paper
-from results.models import COMPUTE_UNITS, Benchmark, Fit, Result, Series
+from results.models import COMPUTE_UNITS, Benchmark, Fit, LocationKind, Result, Series
 from tags.models import Tag
 
 
@@ -235,9 +236,15 @@ class SeriesViewSet(ReadOnlyViewSet):
         )
 
 
-class ResultViewSet(ReadOnlyViewSet):
+def setting_facet(name, choices):
+    path = f"series__{name}"
+    return Facet(path, choice_label(path, choices), missing=f"without a {name.replace('_', ' ')}")
+
+
+class ResultViewSet(GroupByMixin, ReadOnlyViewSet):
     """Reported points: the value as the paper reports it, where in the paper, and the RL
-    compute normalised to GPU-hours or FLOPs (never one into the other)."""
+    compute normalised to GPU-hours or FLOPs (never one into the other). `group_by=` counts
+    the points by benchmark, series, paper, setting or where in the paper they are reported."""
 
     queryset = Result.objects.all()
     serializer_class = ResultSerializer
@@ -247,6 +254,20 @@ class ResultViewSet(ReadOnlyViewSet):
     ordering = ["series__benchmark__name", "series__name", "series_id", "compute_sort", "pk"]
     lookup_field = "pk"
     lookup_value_regex = r"[0-9]+"
+    group_by_noun = "results"
+    # The rows are public only with their series, its benchmark and its paper, so the names
+    # grouped by are never a draft's.
+    group_by_fields = {
+        "benchmark": Facet("series__benchmark__slug", "series__benchmark__name"),
+        "series": Facet("series__slug", "series__name"),
+        "paper": Facet("series__paper__slug", "series__paper__title", missing="without a paper"),
+        "task_family": setting_facet("task_family", TaskFamily.choices),
+        "model_size": setting_facet("model_size", ModelSize.choices),
+        "reward_type": setting_facet("reward_type", RewardType.choices),
+        "location_kind": Facet(
+            "location_kind", choice_label("location_kind", LocationKind.choices)
+        ),
+    }
 
     def get_queryset(self):
         return Result.objects.visible_to(self.request.user).with_source("slug")

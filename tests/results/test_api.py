@@ -3,6 +3,7 @@
 import pytest
 from rest_framework.test import APIClient
 
+from bottlenecks.setting import TaskFamily
 from results.tasks import refit
 from tests.factories import PaperFactory
 from tests.helpers import token_client
@@ -70,3 +71,32 @@ def test_the_api_refuses_writes(rows, editor):
     client = token_client(editor)
     assert client.post("/api/v1/results/", {}, format="json").status_code == 405
     assert client.delete("/api/v1/series/shown/").status_code == 405
+
+
+def test_results_are_counted_by_benchmark_paper_and_setting_without_drafts(rows, editor):
+    """`group_by` on the results list: how many public points each benchmark, series, paper,
+    setting or location kind has, with drafts (their series, paper or benchmark) counted only
+    for editors."""
+    other = SeriesFactory(benchmark=rows.benchmark, slug="other", task_family="code")
+    curve_points(other, count=4)
+    reader = APIClient()
+    by_series = reader.get("/api/v1/results/", {"group_by": "series"}).json()
+    assert by_series["total"] == 14
+    assert [(g["value"], g["count"]) for g in by_series["groups"]] == [("shown", 10), ("other", 4)]
+    by_family = reader.get("/api/v1/results/", {"group_by": "task_family"}).json()
+    assert {g["value"]: g["count"] for g in by_family["groups"]} == {"math": 10, "code": 4}
+    assert {g["label"] for g in by_family["groups"]} == {
+        TaskFamily.MATH.label,
+        TaskFamily.CODE.label,
+    }
+    by_benchmark = reader.get("/api/v1/results/", {"group_by": "benchmark"}).json()
+    assert [(g["value"], g["count"]) for g in by_benchmark["groups"]] == [("aime", 14)]
+    by_paper = reader.get("/api/v1/results/", {"group_by": "paper", "series": "other"}).json()
+    assert by_paper["total"] == 4 and by_paper["groups"][0]["value"] == other.paper.slug
+    for facet in ("model_size", "reward_type", "location_kind"):
+        answer = reader.get("/api/v1/results/", {"group_by": facet}).json()
+        assert sum(g["count"] for g in answer["groups"]) == 14, facet
+    everyone = token_client(editor).get("/api/v1/results/", {"group_by": "benchmark"}).json()
+    assert {g["value"]: g["count"] for g in everyone["groups"]} == {"aime": 34, "secret": 10}
+    refused = reader.get("/api/v1/results/", {"group_by": "value"})
+    assert refused.status_code == 400
