@@ -12,6 +12,7 @@ from django.dispatch import receiver
 from citations.models import Citation
 from evidence.models import Claim, EvidenceStatus
 from results.models import Result, Series
+from results.signals import points_imported
 
 CONTRASTING = "contrasting"  # the polarity slug (citations' vocabulary, demo and formats)
 
@@ -72,6 +73,11 @@ def review_claims_on(benchmark_ids):
 def result_changed(sender, instance, raw=False, **kwargs):
     if not raw:
         review_claims_on([instance.series.benchmark_id])
+
+
+@receiver(points_imported, dispatch_uid="evidence-points-imported")
+def points_imported_reviewed(sender, benchmark_ids, **kwargs):
+    review_claims_on(benchmark_ids)
 
 
 @receiver(post_save, sender=Series, dispatch_uid="evidence-series-saved")

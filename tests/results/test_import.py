@@ -8,8 +8,9 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
+from citations.models import Paper
 from results.exports import IMPORT_COLUMNS
-from results.models import Result, Series
+from results.models import Benchmark, Result, Series
 from tests.factories import PaperFactory
 from tests.results.factories import BenchmarkFactory, SeriesFactory
 
@@ -72,7 +73,7 @@ def test_a_dry_run_lists_each_row_and_writes_nothing(tmp_path, sources):
 def test_apply_writes_a_draft_series_and_a_rerun_changes_nothing(tmp_path, sources, editor):
     path = write(tmp_path, *good_rows())
     out, _ = run(path, "--apply", "--user", editor.username)
-    assert "3 point(s) written, 1 new draft series" in out
+    assert "3 new point(s); 1 new draft series; 3 point(s) written." in out
     series = Series.objects.get(slug="scalerl-8b")
     assert series.status == "draft" and series.entered_by == editor
     assert series.points.count() == 3
@@ -160,3 +161,47 @@ def test_an_export_imports_again_unchanged(tmp_path, sources, client):
     path.write_text(exported, encoding="utf-8")
     out, _ = run(str(path))
     assert "3 unchanged" in out
+
+
+def test_the_summary_counts_outcomes_not_series(tmp_path, sources):
+    rows = [
+        row(series=f"run-{s}", series_name=f"Run {s}", compute=str(10 ** (i + 1)))
+        for s in range(2)
+        for i in range(3)
+    ]
+    out, _ = run(write(tmp_path, *rows))
+    assert "Dry run: 6 new point(s); 2 new draft series. Nothing written" in out
+
+
+def test_an_import_writes_points_with_history_and_reviews_each_claim_once(
+    tmp_path, sources, editor, monkeypatch, django_capture_on_commit_callbacks
+):
+    """Points are inserted in batches, not saved one by one: each still gets its history row
+    (by the importing editor), its series one refit, and the claims on its benchmark one
+    review against the new results (a review per point took most of a 100,000-row import)."""
+    from evidence import receivers
+    from tests.factories import ClaimFactory
+    from tests.results.factories import ResultFactory
+
+    aime = Benchmark.objects.get(slug="aime")
+    own = ResultFactory(series=SeriesFactory(benchmark=aime), value=40.0)
+    SeriesFactory(slug="scalerl-8b", benchmark=aime, paper=Paper.objects.get(slug="scalerl"))
+    claim = ClaimFactory(statement="Forty on the benchmark.", tolerance=5)
+    claim.papers.add(own.series.paper)
+    claim.results.add(own)
+    reviews = []
+    review = receivers.review_claims_on
+    monkeypatch.setattr(
+        receivers, "review_claims_on", lambda ids: reviews.append(set(ids)) or review(ids)
+    )
+    rows = [row(value="50", compute="1000", location=f"Table 2, row {i}") for i in range(5)]
+    with django_capture_on_commit_callbacks() as callbacks:
+        run(write(tmp_path, *rows), "--apply", "--user", editor.username)
+    assert Result.objects.filter(series__slug="scalerl-8b").count() == 5
+    history = Result.history.filter(series__slug="scalerl-8b")
+    assert history.count() == 5
+    assert {entry.history_user for entry in history} == {editor}
+    assert reviews == [{own.series.benchmark_id}]
+    claim.refresh_from_db()
+    assert claim.proposed_status == "contested"  # 50 against 40 with a 5% tolerance
+    assert len(callbacks) == 1  # one refit of the one series

@@ -38,12 +38,8 @@ class Command(BaseCommand):
             for error in plan.errors:
                 self.stderr.write(error)
             raise CommandError(f"{len(plan.errors)} error(s); nothing was written.")
-        counts = ", ".join(f"{count} {outcome}" for outcome, count in plan.counts().items())
         if not apply:
-            self.stdout.write(f"Dry run: {counts or 'no rows'}. Nothing written (--apply).")
+            self.stdout.write(f"Dry run: {plan.summary()}. Nothing written (--apply).")
             return
-        written = ResultsImport.apply(plan)
-        self.stdout.write(
-            f"Applied: {counts or 'no rows'}; {written} point(s) written, "
-            f"{len(plan.new_series)} new draft series."
-        )
+        written = ResultsImport.apply(plan, user=entered_by)
+        self.stdout.write(f"Applied: {plan.summary()}; {written} point(s) written.")
