@@ -39,16 +39,7 @@ class BenchmarkAdmin(PublishableAdmin):
 class ResultInline(LengthCheckedOnSaveMixin, admin.TabularInline):
     model = Result
     extra = 3
-    fields = [
-        "location_kind",
-        "location",
-        "value",
-        "uncertainty",
-        "compute_reported",
-        "compute_unit",
-        "steps",
-        "note",
-    ]
+    fields = Result.ENTERED_FIELDS
 
 
 class FitInline(admin.TabularInline):

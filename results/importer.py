@@ -31,16 +31,7 @@ COLUMN_OF = {"compute_reported": "compute", "model_name": "model", "name": "seri
 POINT_UPDATES = ("value", "uncertainty", "note")
 # A new point is kept as these values until it is written, not as a model instance: a
 # 100,000-row file planned as instances peaked at 372 MB (docs/results.md).
-NEW_POINT_FIELDS = (
-    "location_kind",
-    "location",
-    "value",
-    "uncertainty",
-    "compute_reported",
-    "compute_unit",
-    "steps",
-    "note",
-)
+NEW_POINT_FIELDS = Result.ENTERED_FIELDS
 WRITE_BATCH = 2000
 
 

@@ -265,6 +265,19 @@ class Result(models.Model):
     """One reported number: the value (with its uncertainty when reported) at one amount of RL
     compute, and where in the paper it stands."""
 
+    # What an editor enters for a point (the admin's inline, the CSV import); the rest is
+    # derived from it (`normalise_compute`).
+    ENTERED_FIELDS = (
+        "location_kind",
+        "location",
+        "value",
+        "uncertainty",
+        "compute_reported",
+        "compute_unit",
+        "steps",
+        "note",
+    )
+
     series = models.ForeignKey(Series, on_delete=models.CASCADE, related_name="points")
     location_kind = models.CharField(max_length=10, choices=LocationKind)
     location = models.CharField(
