@@ -361,7 +361,7 @@ class Claim(Publishable):
     @property
     def has_source_on_record(self):
         """Whether one of its published papers has an arXiv id, DOI or URL to check it by."""
-        return any(paper_has_source(paper) for paper in self.published_papers)
+        return any(paper.has_source for paper in self.published_papers)
 
     @property
     def evidence_changed_since_review(self):
@@ -444,10 +444,6 @@ class Claim(Publishable):
     @property
     def is_review_overdue(self):
         return bool(self.review_due and self.review_due < timezone.localdate())
-
-
-def paper_has_source(paper):
-    return bool(paper.arxiv_id or paper.doi or paper.url)
 
 
 class FailureSignal(Publishable):

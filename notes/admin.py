@@ -1,8 +1,9 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html, format_html_join
 from simple_history.admin import SimpleHistoryAdmin
 
+from notes.guide import unsupported_copy
 from notes.models import CommunityPost, GuideSection, Question, ResearchNote
 from publishing.admin import PublishableAdmin
 from publishing.permissions import LiveRowsAdminMixin
@@ -79,3 +80,11 @@ class GuideSectionAdmin(LiveRowsAdminMixin, SimpleHistoryAdmin):
     list_display = ["key", "number", "heading", "order", "updated_at"]
     list_editable = ["order"]
     search_fields = ["key", "heading", "intro", "footnote"]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """The section's words that what it lists no longer supports, said above the form."""
+        if request.method == "GET":
+            section = self.get_object(request, object_id)
+            for unsupported in unsupported_copy([section]) if section else []:
+                messages.warning(request, f"The data no longer supports {unsupported}.")
+        return super().change_view(request, object_id, form_url, extra_context)

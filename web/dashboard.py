@@ -13,6 +13,7 @@ from django.utils.formats import date_format
 
 from citations.models import Citation, Paper
 from evidence.models import Claim
+from notes.guide import unsupported_copy
 from notes.models import ResearchNote
 from publishing.models import Status, format_moment, publishable_models
 from publishing.revisions import DraftRevision
@@ -224,6 +225,15 @@ def papers_missing_data():
     ]
 
 
+def copy_to_rewrite():
+    """Editorial copy of the field guide and the index that what its section lists no longer
+    supports (notes/guide.py), each line leading to the section's form."""
+    return [
+        Line(str(unsupported), change_url(unsupported.section))
+        for unsupported in unsupported_copy()
+    ]
+
+
 def editor_dashboard(request, now=None):
     """The dashboard's sections for this user (models they cannot view are left out)."""
     now = now or timezone.now()
@@ -267,6 +277,14 @@ def editor_dashboard(request, now=None):
                 "Unclassified citations, by most affected paper",
                 "Every citation has a role and a polarity.",
                 unclassified_by_hub(),
+            )
+        )
+    if request.user.has_perm("notes.view_guidesection"):
+        sections.append(
+            Section(
+                "Copy the data no longer supports",
+                "Every date, count and source the guide's copy states agrees with what it lists.",
+                copy_to_rewrite(),
             )
         )
     if "Paper" in names:

@@ -8,16 +8,15 @@ from django.templatetags.static import static
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
-from bottlenecks.models import Analysis, Dimension, Layer, LoopStage
+from bottlenecks.models import Analysis
 from citations.models import Paper
 from core.pagination import paginate
 from evidence.models import Claim
-from notes.models import CommunityPost, GuideSection, Question, ResearchNote
+from notes.guide import section_rows
+from notes.models import GuideSection, ResearchNote
 from pagecache.caching import reads_query
 from tags.counts import public_tags
 
-LATEST_RESEARCH_COUNT = 6
-FEATURED_NOTES_LIMIT = 6
 TAG_PAGE_SIZE = 20
 
 
@@ -46,9 +45,10 @@ def section_template(key):
 @require_safe
 def home(request):
     """The field guide: the editor-written sections of seed 001, in their editors' order."""
-    featured_notes = ResearchNote.objects.featured().prefetch_related(
+    rows = section_rows()
+    featured_notes = rows["evidence"].prefetch_related(
         Prefetch("claims", queryset=Claim.objects.published().by_evidence())
-    )[:FEATURED_NOTES_LIMIT]
+    )
 
     def evidence_updated():
         newest = next(iter(featured_notes), None)
@@ -58,16 +58,16 @@ def home(request):
     context = {
         "nav": "guide",
         "sections": {section.key: section for section in sections},
-        "dimensions": Dimension.objects.published(),
-        "loop_stages": LoopStage.objects.published(),
-        "layers": Layer.objects.published(),
+        "dimensions": rows["dimensions"],
+        "loop_stages": rows["loop"],
+        "layers": rows["breaks"],
         "analysis": Analysis.objects.published().prefetch_related("steps").first(),
         "featured_notes": featured_notes,
         "evidence_updated": evidence_updated,
-        "community_posts": CommunityPost.objects.published(),
-        "team_questions": Question.objects.published().filter(kind=Question.Kind.TEAM),
-        "faqs": Question.objects.published().filter(kind=Question.Kind.FAQ),
-        "latest_papers": Paper.objects.latest_research()[:LATEST_RESEARCH_COUNT],
+        "community_posts": rows["community"],
+        "team_questions": rows["questions"],
+        "faqs": rows["faq"],
+        "latest_papers": rows["latest"],
     }
     context["guide_sections"] = guide_sections(sections, context)
     return render(request, "home.html", context)

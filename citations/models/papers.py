@@ -484,6 +484,11 @@ class Paper(Publishable):
         return list(self.notes.published())
 
     @property
+    def has_source(self):
+        """Whether a reader can check it at its source: an arXiv id, DOI or URL on record."""
+        return bool(self.arxiv_id or self.doi or self.url)
+
+    @property
     def known_publication_date(self):
         """The publication date where it is a fact, else None: what every output shows
         (citations/dates.py holds the rule)."""

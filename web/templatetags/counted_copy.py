@@ -1,45 +1,12 @@
 """Editorial sentences that count what the site lists are computed from it: "how six coupled
-dimensions grow together" reads "seven" once a seventh dimension is published. The number
-(spelled or in digits) that names the rows' plural noun, with at most one word between
-(an adjective: "six coupled dimensions"), is the number of rows shown."""
-
-import re
+dimensions grow together" reads "seven" once a seventh dimension is published (the rule for
+which number counts what is core/counted_text.py)."""
 
 from django import template
 
+from core.counted_text import with_count
+
 register = template.Library()
-
-NUMBER_WORDS = [
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-]
-
-
-def number_text(count, like):
-    """`count` written as `like` is: a word (capitalised if it was) up to twenty, else digits."""
-    if like.isdigit() or count >= len(NUMBER_WORDS):
-        return str(count)
-    word = NUMBER_WORDS[count]
-    return word.capitalize() if like[:1].isupper() else word
 
 
 @register.filter
@@ -52,7 +19,4 @@ def counted(text, rows):
     model = getattr(rows[0], "_meta", None) if rows else None
     if model is None:
         return text
-    noun = re.escape(str(model.verbose_name_plural))
-    numbers = "|".join(NUMBER_WORDS)
-    pattern = re.compile(rf"\b({numbers}|\d+)(\s+(?:[\w-]+\s+)?{noun})\b", re.IGNORECASE)
-    return pattern.sub(lambda m: number_text(len(rows), m.group(1)) + m.group(2), text)
+    return with_count(text, str(model.verbose_name_plural), len(rows))
