@@ -214,6 +214,6 @@ class DiscriminatingTestAdmin(PublishableAdmin):
     list_filter = ["status", "cost", "layers"]
     search_fields = ["title", "procedure", "interpretation"]
     prepopulated_fields = {"slug": ["title"]}
-    autocomplete_fields = ["claims", "papers"]
+    autocomplete_fields = ["claims", "papers", "series"]
     filter_horizontal = ["layers", "signals"]
     inlines = [TestOutcomeInline]

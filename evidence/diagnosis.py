@@ -7,7 +7,8 @@ Scoring (deterministic, explained on the page and in docs/diagnosis.md):
 - A layer's score is the sum of the strengths of its links to the selected signals. Layers no
   selected signal points to are not ranked.
 - Layers are ranked by score, then by the number of primary matches, then (only when the reader
-  gives a setting) by the published claims in that setting on the layer. Layers equal on all
+  gives a setting) by the published claims and result series (runs) in that setting on the
+  layer. Layers equal on all
   of these are tied: they share a rank and the page says so. The framework's order is only the
   order in which tied layers are listed, never a rank.
 - The contenders are the top rank when it holds two or more layers, else the top layer and the
@@ -19,6 +20,10 @@ written for more of the selected signals, then the one pointing to more contende
 fewer layers outside the ranking, then to fewer outside the contenders, then to higher-ranked
 ones, then by title. The plan gives each of its outcomes with what to do, and relieves only a
 layer an outcome points to; when no written test separates two contenders, it says so.
+
+Evidence under a test: the claims and runs its editors linked (overrides, first), then the
+published claims and public runs on the layers it can point to. A run bears on its paper's
+layers and on those of the published claims its points carry.
 """
 
 import copy
@@ -38,9 +43,12 @@ from evidence.models import (
     FailureSignal,
     SignalLayer,
     TestOutcome,
+    paper_has_source,
 )
+from results.models import Series
 
 EVIDENCE_PER_TEST = 5  # matched claims shown under a test, after the editors' own links
+RUNS_PER_TEST = 5  # matched runs shown under a test, after the editors' own links
 EVIDENCE_ORDER = [*EvidenceStatus.values]
 STEPS = [
     ("diagnose", "State the plateau"),
@@ -132,12 +140,17 @@ class RankedLayer:
     primary: list = field(default_factory=list)
     supporting: list = field(default_factory=list)
     setting_claims: int = 0  # published claims in the reader's setting on this layer
+    setting_runs: int = 0  # public runs in the reader's setting on this layer
     rank: int = 0  # shared by tied layers
     tied: bool = False
 
     @property
+    def setting_evidence(self):
+        return self.setting_claims + self.setting_runs
+
+    @property
     def key(self):
-        return (self.score, len(self.primary), self.setting_claims)
+        return (self.score, len(self.primary), self.setting_evidence)
 
 
 @dataclass
@@ -177,6 +190,47 @@ def _names(layers):
     return ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def _counted(n, noun):
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+@dataclass
+class RunSetting:
+    """A run's setting fields, enough for `setting_match`."""
+
+    task_family: str
+    model_size: str
+    reward_type: str
+
+
+def runs_on_layers(layer_ids):
+    """({run id: the ids among `layer_ids` of the layers it bears on}, {run id: RunSetting})
+    for public runs: a run bears on its paper's layers and on those of the published claims
+    its points carry. One query, however many runs there are."""
+    public = Series.objects.public()
+    by_paper = (
+        public.filter(paper__layers__in=layer_ids)
+        .values_list("pk", "paper__layers", *SETTING_FIELDS)
+        .order_by()
+    )
+    by_claims = (
+        Claim.objects.published()
+        .filter(layers__in=layer_ids, results__series__in=public.values("pk"))
+        .values_list(
+            "results__series",
+            "layers",
+            *(f"results__series__{name}" for name in SETTING_FIELDS),
+        )
+        .order_by()
+    )
+    on_layers, settings = {}, {}
+    for run_id, layer_id, *setting in by_paper.union(by_claims):
+        if layer_id in layer_ids:
+            on_layers.setdefault(run_id, set()).add(layer_id)
+            settings[run_id] = RunSetting(**dict(zip(SETTING_FIELDS, setting, strict=True)))
+    return on_layers, settings
+
+
 def _tiers(entries, key):
     tiers = []
     for entry in entries:
@@ -187,14 +241,14 @@ def _tiers(entries, key):
     return tiers
 
 
-def setting_match(claim, setting):
-    """(contradicts, closeness): whether a chosen setting field is set otherwise on the claim,
-    and how many chosen fields it matches exactly."""
+def setting_match(finding, setting):
+    """(contradicts, closeness): whether a chosen setting field is set otherwise on the finding
+    (a claim or a run), and how many chosen fields it matches exactly."""
     contradicts, closeness = False, 0
     for name, value in setting.items():
         if not value:
             continue
-        own = getattr(claim, name)
+        own = getattr(finding, name)
         if own == value:
             closeness += 1
         elif own:
@@ -261,6 +315,8 @@ class Diagnosis:
         if self.has_setting and ranked:
             for layer_id, count in self._setting_claim_counts(list(by_layer)).items():
                 by_layer[layer_id].setting_claims = count
+            for layer_id, count in self._setting_run_counts(set(by_layer)).items():
+                by_layer[layer_id].setting_runs = count
         # Stable sort: within equal keys the framework's order only lists them.
         ranked.sort(key=lambda entry: entry.key, reverse=True)
         for tier in _tiers(ranked, lambda entry: entry.key):
@@ -285,6 +341,18 @@ class Diagnosis:
         )
         return {row["layers"]: row["n"] for row in rows}
 
+    def _setting_run_counts(self, layer_ids):
+        """Public runs per layer that match at least one chosen setting field exactly and
+        contradict none, counted as claims are (`_setting_claim_counts`)."""
+        on_layers, settings = self._runs_on_layers(layer_ids)
+        counts = {}
+        for run_id, layers in on_layers.items():
+            contradicts, closeness = setting_match(settings[run_id], self.setting)
+            if closeness and not contradicts:
+                for layer_id in layers:
+                    counts[layer_id] = counts.get(layer_id, 0) + 1
+        return counts
+
     def tiers(self):
         return _tiers(self.ranked_layers(), lambda entry: entry.rank)
 
@@ -301,19 +369,19 @@ class Diagnosis:
         sentences = []
         by_signals = _tiers(self.ranked_layers(), lambda entry: entry.key[:2])
         for group in by_signals:
-            counts = {entry.setting_claims for entry in group.entries}
+            counts = {entry.setting_evidence for entry in group.entries}
             if len(counts) < 2:
                 continue
             parts = [
-                f"{entry.layer.name} {entry.setting_claims} claim"
-                f"{'' if entry.setting_claims == 1 else 's'}"
+                f"{entry.layer.name} {_counted(entry.setting_claims, 'claim')} and "
+                f"{_counted(entry.setting_runs, 'run')}"
                 for entry in group.entries
             ]
             listed = sorted(group.layers, key=lambda layer: (layer.order, layer.name))
             sentences.append(
                 f"On your signals alone, {_names(listed)} are tied at score "
-                f"{group.score}. Your setting ranks them by the published claims in it: "
-                f"{', '.join(parts)}."
+                f"{group.score}. Your setting ranks them by the published claims and runs "
+                f"in it: {', '.join(parts)}."
             )
         return sentences
 
@@ -401,12 +469,51 @@ class Diagnosis:
             claim.layer_ids = on_layers.get(claim.pk, set())
         return claims
 
+    def _runs_on_layers(self, layer_ids):
+        """`runs_on_layers`, read again only for layers the last reading did not cover: the
+        ranking's reading (with a setting) usually serves the tests' evidence too."""
+        layer_ids = set(layer_ids)
+        read = getattr(self, "_runs_read", None)
+        if read is None or not layer_ids <= read[0]:
+            read = self._runs_read = (layer_ids, *runs_on_layers(layer_ids))
+        _, on_layers, settings = read
+        on_layers = {
+            run_id: layers & layer_ids for run_id, layers in on_layers.items() if layers & layer_ids
+        }
+        return on_layers, settings
+
+    def _load_runs(self, layer_ids, extra_ids=()):
+        """Public runs on `layer_ids` (and those in `extra_ids`), ready for display, each with
+        the set of its layers (`layer_ids`) among those asked for: two queries, however many
+        runs there are."""
+        on_layers, _ = self._runs_on_layers(layer_ids)
+        own = [field.name for field in Series._meta.concrete_fields]
+        runs = list(
+            Series.objects.public()
+            .filter(pk__in={*on_layers, *extra_ids})
+            .select_related("benchmark", "paper")
+            .only(
+                *own,
+                "benchmark__slug",
+                "benchmark__name",
+                *(f"paper__{name}" for name in ("slug", "title", "arxiv_id", "doi", "url")),
+            )
+            .annotate(points_count=Count("points"))
+            .order_by("pk")
+        )
+        for run in runs:
+            run.layer_ids = on_layers.get(run.pk, set())
+            run.has_source_on_record = paper_has_source(run.paper)
+        return runs
+
     def _attach_evidence(self, tests):
-        """Each test's evidence: the claims its editors linked (kept as overrides, first), then
-        the published claims on the layers it can point to, in the reader's setting first,
-        then strongest and closest. The contenders' claims (step 3) are read in the same go."""
+        """Each test's evidence: the claims and runs its editors linked (kept as overrides,
+        first), then the published claims and public runs on the layers it can point to, in
+        the reader's setting first, then strongest and closest. The contenders' claims and
+        runs (step 3) are read in the same go."""
         layer_ids = {layer.pk for test in tests for layer in test.points_to}
         layer_ids |= {layer.pk for layer in self.top_layers()}
+        self._attach_runs(tests, layer_ids)
         links = DiscriminatingTest.claims.through.objects.filter(
             discriminatingtest_id__in=[test.pk for test in tests]
         ).values_list("discriminatingtest_id", "claim_id")
@@ -433,12 +540,49 @@ class Diagnosis:
             for claim in test.evidence[: len(linked)]:
                 claim.linked_by_editors = True
 
-    def _place(self, claim):
-        contradicts, closeness = setting_match(claim, self.setting)
-        claim.in_setting = (not contradicts) if self.has_setting else None
-        claim.closeness = closeness
-        claim.linked_by_editors = False
-        return claim
+    def _attach_runs(self, tests, layer_ids):
+        """Each test's runs, as its claims: the editors' links first, then the runs on the
+        layers it can point to, in the reader's setting first, then those checked against
+        their paper, then the closest setting, then those with more points."""
+        links = DiscriminatingTest.series.through.objects.filter(
+            discriminatingtest_id__in=[test.pk for test in tests]
+        ).values_list("discriminatingtest_id", "series_id")
+        linked_ids = {}
+        for test_id, run_id in links:
+            linked_ids.setdefault(test_id, []).append(run_id)
+        runs = self._load_runs(layer_ids, {r for ids in linked_ids.values() for r in ids})
+        self._read_runs = runs
+        by_pk = {run.pk: run for run in runs}
+        for test in tests:
+            pointed = {layer.pk for layer in test.points_to}
+            ids = [pk for pk in linked_ids.get(test.pk, []) if pk in by_pk]
+            linked = sorted((self._place(by_pk[pk]) for pk in ids), key=self._run_key)
+            found = sorted(
+                (self._place(run) for run in runs if run.layer_ids & pointed and run.pk not in ids),
+                key=self._run_key,
+            )[:RUNS_PER_TEST]
+            test.runs = [copy.copy(run) for run in linked + found]
+            for run in test.runs[: len(linked)]:
+                run.linked_by_editors = True
+
+    def _place(self, finding):
+        """Mark a claim or a run with how it stands to the reader's setting."""
+        contradicts, closeness = setting_match(finding, self.setting)
+        finding.in_setting = (not contradicts) if self.has_setting else None
+        finding.closeness = closeness
+        finding.linked_by_editors = False
+        return finding
+
+    @staticmethod
+    def _run_key(run):
+        return (
+            run.in_setting is False,
+            run.checked_at is None,
+            -run.closeness,
+            -run.points_count,
+            run.name,
+            run.pk,
+        )
 
     @staticmethod
     def _evidence_key(claim):
@@ -464,6 +608,19 @@ class Diagnosis:
                 key=self._evidence_key,
             )
         return self._claims
+
+    def runs(self):
+        """Public runs on the contenders, ordered as a test's runs (`_attach_runs`)."""
+        if not hasattr(self, "_runs"):
+            top = {layer.pk for layer in self.top_layers()}
+            self.tests()  # reads the contenders' runs with the tests' evidence
+            read = getattr(self, "_read_runs", None)
+            if read is None:
+                read = self._load_runs(top)
+            self._runs = sorted(
+                (self._place(run) for run in read if run.layer_ids & top), key=self._run_key
+            )
+        return self._runs
 
     # -- step 4 ------------------------------------------------------------------------
 
@@ -527,6 +684,12 @@ class Diagnosis:
             return test.evidence[:limit]
         return self.claims()[:limit]
 
+    def plan_runs(self, limit=RUNS_PER_TEST):
+        test = self.first_test()
+        if test is not None:
+            return test.runs[:limit]
+        return self.runs()[:limit]
+
     def evidence_without_source(self):
         return [claim for claim in self.plan_claims() if not claim.has_source_on_record]
 
@@ -565,6 +728,29 @@ class Diagnosis:
                 ],
             }
 
+        def run_data(run):
+            return {
+                "name": run.name,
+                "url": absolute(run.get_absolute_url()),
+                "benchmark": {
+                    "name": run.benchmark.name,
+                    "url": absolute(run.benchmark.get_absolute_url()),
+                },
+                "setting": {name: getattr(run, name) or None for name in SETTING_FIELDS},
+                "points": run.points_count,
+                "checked_against_paper": run.checked_at is not None,
+                "in_setting": run.in_setting,
+                "linked_by_editors": run.linked_by_editors,
+                "source_on_record": run.has_source_on_record,
+                "paper": {
+                    "title": run.paper.title,
+                    "url": absolute(run.paper.get_absolute_url()),
+                    "arxiv_id": run.paper.arxiv_id or None,
+                    "doi": run.paper.doi or None,
+                    "source_url": run.paper.url or None,
+                },
+            }
+
         test = self.first_test()
         left, next_test = self.untested()
         return {
@@ -578,6 +764,7 @@ class Diagnosis:
                     "score": entry.score,
                     "primary_matches": len(entry.primary),
                     "setting_claims": entry.setting_claims if self.has_setting else None,
+                    "setting_runs": entry.setting_runs if self.has_setting else None,
                     "diagnostic_question": entry.layer.diagnostic_question,
                 }
                 for entry in self.ranked_layers()
@@ -607,4 +794,5 @@ class Diagnosis:
             "no_test_reason": self.no_test_reason() or None,
             "relieve_only_one_of": [layer.slug for layer in self.relieve()],
             "evidence": [claim_data(claim) for claim in self.plan_claims()],
+            "runs": [run_data(run) for run in self.plan_runs()],
         }

@@ -513,6 +513,14 @@ class DiscriminatingTest(Publishable):
     papers = models.ManyToManyField(
         "citations.Paper", blank=True, related_name="discriminating_tests"
     )
+    series = models.ManyToManyField(
+        "results.Series",
+        blank=True,
+        related_name="discriminating_tests",
+        verbose_name="runs",
+        help_text="Runs (result series) the editors choose as evidence for it: listed first "
+        "under the test, whatever their layer or setting.",
+    )
     signals = models.ManyToManyField(
         FailureSignal,
         blank=True,

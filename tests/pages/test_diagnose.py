@@ -26,7 +26,9 @@ STEP1, STEP2 = reverse("evidence:diagnose"), reverse("evidence:diagnose-layers")
 STEP3, STEP4 = reverse("evidence:diagnose-tests"), reverse("evidence:diagnose-plan")
 MARKDOWN = reverse("evidence:diagnose-plan-markdown")
 # A step with claims reads them, their papers, contesting citations and results: one query each.
-STEP_QUERY_CEILING = 13
+# A step with tests reads their runs too: the editors' links, which runs are on which layers,
+# and the runs' rows, one query each however many runs there are (13 before runs).
+STEP_QUERY_CEILING = 16
 
 # Documented expected orders for the demo's signals (docs/diagnosis.md): the score is the sum
 # of the links' weights (2 primary, 1 supporting), then more primary matches rank first; layers
