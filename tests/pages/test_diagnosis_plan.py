@@ -5,9 +5,11 @@ signal and every pair of signals of the demo, and on written scenarios from the 
 import html
 import itertools
 import json
+from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
+from django.conf import settings
 from django.http import QueryDict
 from django.urls import reverse
 
@@ -204,143 +206,52 @@ def test_ties_go_to_primary_matches_and_are_then_ties(db):
 
 
 # -- written scenarios ----------------------------------------------------------------------
-# Symptoms and setting → the layers a careful team tests first, each with where the seeds say
-# so. `first` is the set of contenders; `test` the test the plan chooses.
+# Symptoms and setting → the layers a careful team tests first, each resting on sentences
+# quoted from the seeds: data in tests/fixtures/diagnosis_scenarios.json, documented in
+# docs/diagnosis.md.
 
-SEED_PLATEAU = (
-    "Seed 001, 'Where scaling breaks': 'The same flat reward curve can come from insufficient "
-    "compute, repetitive rollouts, a saturated verifier, unstable updates, or an evaluation "
-    "that cannot see the gain.'"
-)
-SCENARIOS = [
-    pytest.param(
-        ["train-reward-up-held-out-flat"],
-        {"task_family": "math", "model_size": "medium", "reward_type": "verifiable"},
-        {"data", "rewards"},
-        "held-in-held-out-judge",
-        "The commonest plateau. Seed 001: Data 'fails to transfer to new distributions'; "
-        "Rewards 'Reward rises while ... downstream tests ... get worse'; FAQ 'Is the verifier "
-        "valid? ... checked against independent evaluation.'",
-        id="commonest-train-reward-up-held-out-flat",
-    ),
-    pytest.param(
-        ["train-reward-up-held-out-flat", "compute-saturated"],
-        {"task_family": "math", "model_size": "medium", "reward_type": "verifiable"},
-        {"rewards", "data", "compute"},
-        "held-in-held-out-judge",
-        "The issue's team (train reward climbs, held-out flat, rollouts slow). Seed 001 table: "
-        "Compute 'rollout throughput stalls'; Data and Rewards rows as above.",
-        id="commonest-with-slow-rollouts",
-    ),
-    pytest.param(
-        ["flat-reward-curve"],
-        {},
-        {"compute", "rollouts", "rewards", "evaluation"},
-        "independent-judge",
-        SEED_PLATEAU,
-        id="flat-reward-curve-is-a-four-way-tie",
-    ),
-    pytest.param(
-        ["compute-saturated"],
-        {},
-        {"compute", "rollouts"},
-        "useful-experience-per-hour",
-        "Seed 001 table, Compute: 'does adding it increase useful experience per hour?'",
-        id="compute-saturated",
-    ),
-    pytest.param(
-        ["throughput-without-speedup"],
-        {},
-        {"compute", "rollouts"},
-        "useful-experience-per-hour",
-        "Seed 001, When Do Larger Batches Help: 'without retuning, the larger batch was slower'; "
-        "FAQ 'Should we add more compute? ... diverse, high-value experience'.",
-        id="throughput-without-speedup",
-    ),
-    pytest.param(
-        ["pass-at-1-up-coverage-down"],
-        {"reward_type": "verifiable"},
-        {"rollouts", "evaluation"},
-        "coverage-at-k",
-        "Seed 001, Locked at the Entrance: 'RLVR improved single-sample accuracy while solution "
-        "coverage fell ... limiting later test-time scaling.'",
-        id="pass-at-1-up-coverage-down",
-    ),
-    pytest.param(
-        ["environment-shortcuts", "reward-diverges-from-judgment"],
-        {"task_family": "agentic"},
-        {"environments", "rewards"},
-        "production-replay",
-        "Seed 001 table, Environments: 'Does success in the environment require the same "
-        "behavior as success in the real workflow?'; LessWrong: 'RLVR that rewards red teaming "
-        "the training environment'.",
-        id="shortcuts-and-diverging-reward",
-    ),
-    pytest.param(
-        ["reward-diverges-from-judgment"],
-        {"reward_type": "learned"},
-        {"rewards", "environments", "evaluation"},
-        "independent-judge",
-        "Seed 001 table, Rewards: 'What can the policy exploit ...?'; FAQ 'Is the verifier "
-        "valid? ... checked against independent evaluation.'",
-        id="reward-diverges-from-judgment",
-    ),
-    pytest.param(
-        ["data-fails-to-transfer"],
-        {},
-        {"data", "evaluation"},
-        "held-in-held-out-judge",
-        "Seed 001 table, Data: 'Is the training distribution broad enough ...?'; FAQ 'Do "
-        "benchmark gains transfer? Treat transfer as a separate hypothesis.'",
-        id="data-fails-to-transfer",
-    ),
-    pytest.param(
-        ["benchmarks-up-regressions-elsewhere"],
-        {},
-        {"evaluation", "data"},
-        "held-in-held-out-judge",
-        "Seed 001 table, Evaluation: 'Would the claimed gain survive a different judge, seed, "
-        "task set, and production constraint?'",
-        id="benchmarks-up-regressions-elsewhere",
-    ),
-    pytest.param(
-        ["entropy-or-kl-collapse", "rollouts-low-value"],
-        {"task_family": "math", "reward_type": "verifiable"},
-        {"rollouts", "data"},
-        "reward-variance-by-prompt",
-        "Seed 001 table, Rollouts: 'Samples are repetitive ... with little learning value'; "
-        "seed 003: Goldilocks RL ('Tuning Task Difficulty to Escape Sparse Rewards'), PROPEL "
-        "('the share of learnable tasks').",
-        id="entropy-collapse",
-    ),
-    pytest.param(
-        ["response-length-runaway"],
-        {},
-        {"rewards", "compute", "rollouts"},
-        "reward-by-length",
-        "Seed 003: Balanced Aggregation ('sign-length coupling and length downweighting in "
-        "GRPO'); Cost-Aware Learning ('reducing tokens used'); SAGC ('cut stragglers').",
-        id="response-length-runaway",
-    ),
-    pytest.param(
-        ["learning-per-sample-falling"],
-        {},
-        {"rollouts", "compute", "data"},
-        "useful-experience-per-hour",
-        "Seed 001, When Do Larger Batches Help: 'separate sample efficiency from systems "
-        "throughput'; FAQ 'Volume without coverage is not scale.'",
-        id="learning-per-sample-falling",
-    ),
-]
+SCENARIOS = json.loads(
+    (Path(__file__).resolve().parents[1] / "fixtures" / "diagnosis_scenarios.json").read_text()
+)["scenarios"]
+SEEDS = settings.BASE_DIR.parent / "shared" / "seeds"
 
 
-@pytest.mark.parametrize(("signals", "setting", "first", "test", "source"), SCENARIOS)
-def test_written_scenarios(demo, signals, setting, first, test, source):
-    assert source  # every scenario names where the seeds say so
-    diagnosis = diagnosis_for(signals, **setting)
-    assert {layer.slug for layer in diagnosis.top_layers()} == first
+def test_the_scenarios_cover_the_commonest_plateau_and_quote_their_sources():
+    assert len(SCENARIOS) >= 10
+    assert any(s["signals"] == ["train-reward-up-held-out-flat"] for s in SCENARIOS)
+    for scenario in SCENARIOS:
+        assert scenario["sources"], scenario["id"]
+        assert all(source["quote"] and source["seed"] for source in scenario["sources"])
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="the seed texts are not on this machine")
+def test_every_scenario_quotes_its_seed_verbatim():
+    seeds = {path.name[:3]: " ".join(path.read_text().split()) for path in SEEDS.glob("*.txt")}
+    for scenario in SCENARIOS:
+        for source in scenario["sources"]:
+            assert source["quote"] in seeds[source["seed"]], (scenario["id"], source["quote"])
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
+def test_written_scenarios(demo, scenario):
+    """The expected layers are the contenders (led by the first alone, unless the scenario
+    allows a tie: then the top rank holds one or more of them), and the plan's test points to
+    them."""
+    for source in scenario["sources"]:
+        if source.get("paper"):
+            assert Paper.objects.published().filter(slug=source["paper"]).exists()
+    diagnosis = diagnosis_for(scenario["signals"], **scenario["setting"])
+    first = set(scenario["first"])
+    top = diagnosis.top_tier()
+    summary = [(e.layer.slug, e.rank, e.key) for e in diagnosis.ranked_layers()]
+    assert {layer.slug for layer in diagnosis.top_layers()} == first, summary
+    if scenario["tie_allowed"]:
+        assert {layer.slug for layer in top.layers} <= first, summary
+    else:
+        assert [layer.slug for layer in top.layers] == scenario["first"][:1], summary
     chosen = diagnosis.first_test()
-    assert chosen is not None and chosen.slug == test
+    assert chosen is not None and chosen.slug == scenario["test"], summary
+    assert len({layer.slug for layer in chosen.points_to} & first) >= 2
     assert_plan_is_coherent(diagnosis)
 
 
