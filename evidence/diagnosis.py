@@ -8,9 +8,8 @@ Scoring (deterministic, explained on the page and in docs/diagnosis.md):
   selected signal points to are not ranked.
 - Layers are ranked by score, then by the number of primary matches, then (only when the reader
   gives a setting) by the published claims and result series (runs) in that setting on the
-  layer. Layers equal on all
-  of these are tied: they share a rank and the page says so. The framework's order is only the
-  order in which tied layers are listed, never a rank.
+  layer. Layers equal on all of these are tied: they share a rank and the page says so. The
+  framework's order is only the order in which tied layers are listed, never a rank.
 - The contenders are the top rank when it holds two or more layers, else the top layer and the
   rank after it.
 
