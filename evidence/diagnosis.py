@@ -42,7 +42,6 @@ from evidence.models import (
     FailureSignal,
     SignalLayer,
     TestOutcome,
-    paper_has_source,
 )
 from results.models import Series
 
@@ -502,7 +501,7 @@ class Diagnosis:
         )
         for run in runs:
             run.layer_ids = on_layers.get(run.pk, set())
-            run.has_source_on_record = paper_has_source(run.paper)
+            run.has_source_on_record = run.paper.has_source
         return runs
 
     def _attach_evidence(self, tests):
