@@ -15,6 +15,22 @@ from pagecache.caching import reads_query
 # Each change is (kind, text): kind is "added", "changed", "deprecated" or "removed".
 CHANGELOG = [
     {
+        "version": "1.6.0",
+        "date": "2026-12-06",
+        "changes": [
+            (
+                "added",
+                "`cursor=` on /results/: follow `next`; a walk sees every row once while rows "
+                "are added between pages. The first page (no `page=`) already links by cursor.",
+            ),
+            (
+                "deprecated",
+                "`page=` on /results/: still answered, by page number, with `Deprecation` and "
+                "`Sunset` (2027-06-07) headers; use the `next` (cursor) links instead.",
+            ),
+        ],
+    },
+    {
         "version": "1.5.0",
         "date": "2026-12-06",
         "changes": [

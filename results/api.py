@@ -12,6 +12,7 @@ from apikit.concurrency import PUBLISHING_FIELDS
 from apikit.facets import Facet, GroupByMixin, choice_label
 from apikit.fields import ApiUrlField, HtmlUrlField
 from apikit.filters import PublishableFilterSet, slug_choice
+from apikit.pagination import KeysetWithDeprecatedPagesPagination
 from apikit.viewsets import ReadOnlyViewSet
 from bottlenecks.setting import ModelSize, RewardType, TaskFamily
 from citations.models import Paper
@@ -244,9 +245,13 @@ def setting_facet(name, choices):
 class ResultViewSet(GroupByMixin, ReadOnlyViewSet):
     """Reported points: the value as the paper reports it, where in the paper, and the RL
     compute normalised to GPU-hours or FLOPs (never one into the other). `group_by=` counts
-    the points by benchmark, series, paper, setting or where in the paper they are reported."""
+    the points by benchmark, series, paper, setting or where in the paper they are reported.
+
+    Paged by cursor: follow `next`; a walk sees every row once while rows are added. `page=`
+    still answers, deprecated (Deprecation and Sunset headers)."""
 
     queryset = Result.objects.all()
+    pagination_class = KeysetWithDeprecatedPagesPagination
     serializer_class = ResultSerializer
     filterset_class = ResultFilterSet
     search_fields = ["location", "note", "series__name"]
@@ -270,4 +275,5 @@ class ResultViewSet(GroupByMixin, ReadOnlyViewSet):
     }
 
     def get_queryset(self):
-        return Result.objects.visible_to(self.request.user).with_source("slug")
+        # The run's name too: the cursor holds the last row's value of every ordering term.
+        return Result.objects.visible_to(self.request.user).with_source("slug", "name")
