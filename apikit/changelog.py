@@ -20,6 +20,16 @@ CHANGELOG = [
         "changes": [
             (
                 "added",
+                "`POST /api/v1/results/import/`: reported results from a CSV (the import "
+                "template, docs/results.md) as a `text/csv` body or a multipart `file`. A dry "
+                "run by default (200: each row's outcome); `dry_run=false` applies it (201 with "
+                "the run; 202 for more than 2,000 rows, poll `/api/v1/results/import/{id}/`). A "
+                "bad row is a 400 naming its line and column in `errors.rows`, and nothing is "
+                "written; without the publish permission an import may not add to published "
+                "series (403). Editors and contributors with a token.",
+            ),
+            (
+                "added",
                 "`cursor=` on /results/: follow `next`; a walk sees every row once while rows "
                 "are added between pages. The first page (no `page=`) already links by cursor.",
             ),

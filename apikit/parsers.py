@@ -5,7 +5,7 @@ import json
 
 from django.conf import settings
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser
+from rest_framework.parsers import BaseParser, JSONParser
 
 # No representation in this API nests deeper than 3; a little room for what clients wrap.
 MAX_JSON_DEPTH = 20
@@ -53,3 +53,23 @@ class BoundedJSONParser(JSONParser):
 
 def reject_constant(name):
     raise ValueError(f"{name} is not valid JSON")
+
+
+class PlainTextParser(BaseParser):
+    """A text body (`text/csv` by default) as a str, bounded in size like a JSON body (a
+    larger file goes as a multipart upload)."""
+
+    media_type = "text/csv"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        raw = stream.read(limit + 1 if limit is not None else -1) if stream else b""
+        if limit is not None and len(raw) > limit:
+            raise ParseError(
+                f"The request body is larger than {limit} bytes; upload the file as "
+                "multipart/form-data instead."
+            )
+        try:
+            return raw.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise ParseError(f"The body is not UTF-8 text (near byte {error.start}).") from None

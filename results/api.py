@@ -1,22 +1,50 @@
 """The API over reported results: `/api/v1/benchmarks/`, `/api/v1/series/` (with their stored
-fits) and `/api/v1/results/` (one row per reported point). Read-only: editors enter results in
-the admin or with `manage.py import_results`. Readers see public rows only: a series is public
-with its benchmark and its paper, a point and a fit with their series."""
+fits) and `/api/v1/results/` (one row per reported point), read-only; editors enter results in
+the admin, with `manage.py import_results` or `POST /api/v1/results/import/` (a CSV). Readers
+see public rows only: a series is public with its benchmark and its paper, a point and a fit
+with their series."""
 
 import django_filters
 from django.db.models import Prefetch
-from drf_spectacular.utils import extend_schema_field
-from rest_framework import serializers
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
+from rest_framework import permissions, serializers, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.parsers import MultiPartParser
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+from rest_framework.views import APIView
 
 from apikit.concurrency import PUBLISHING_FIELDS
+from apikit.errors import ErrorSerializer, error_response
 from apikit.facets import Facet, GroupByMixin, choice_label
 from apikit.fields import ApiUrlField, HtmlUrlField
 from apikit.filters import PublishableFilterSet, slug_choice
 from apikit.pagination import KeysetWithDeprecatedPagesPagination
+from apikit.params import StrictQueryParametersMixin
+from apikit.parsers import PlainTextParser
 from apikit.viewsets import ReadOnlyViewSet
 from bottlenecks.setting import ModelSize, RewardType, TaskFamily
 from citations.models import Paper
-from results.models import COMPUTE_UNITS, Benchmark, Fit, LocationKind, Result, Series
+from results.importer import (
+    BadUpload,
+    apply_now,
+    in_background,
+    may_import,
+    plan_text,
+    read_upload,
+    start_run,
+)
+from results.models import (
+    COMPUTE_UNITS,
+    Benchmark,
+    Fit,
+    LocationKind,
+    Result,
+    ResultsImportRun,
+    Series,
+)
 from tags.models import Tag
 
 
@@ -277,3 +305,145 @@ class ResultViewSet(GroupByMixin, ReadOnlyViewSet):
     def get_queryset(self):
         # The run's name too: the cursor holds the last row's value of every ordering term.
         return Result.objects.visible_to(self.request.user).with_source("slug", "name")
+
+
+# -- POST /api/v1/results/import/: the CSV import for API clients ---------------------------
+
+
+class MayImportResults(permissions.BasePermission):
+    """Editors and contributors who may add series and points (contributors' imports write
+    drafts only: `Plan.refusal`)."""
+
+    def has_permission(self, request, view):
+        return may_import(request.user)
+
+
+class ResultsImportRunSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField(help_text="Poll it while `state` is in progress.")
+    counts = JSONObjectField(read_only=True, help_text="Rows per outcome.")
+
+    class Meta:
+        model = ResultsImportRun
+        fields = [
+            "id", "url", "name", "state", "rows", "summary", "counts", "written", "report",
+            "created_at", "finished_at",
+        ]  # fmt: skip
+
+    def get_url(self, run) -> str:
+        return reverse("api:results-import-run", args=[run.pk], request=self.context.get("request"))
+
+
+class ImportRowSerializer(serializers.Serializer):
+    line = serializers.IntegerField()
+    outcome = serializers.CharField(help_text="new point, changed: …, or unchanged.")
+
+
+class ImportProblemSerializer(serializers.Serializer):
+    line = serializers.IntegerField()
+    column = serializers.CharField(allow_null=True, help_text="Null for the header's.")
+    message = serializers.CharField()
+
+
+class ImportPlanSerializer(serializers.Serializer):
+    summary = serializers.CharField()
+    counts = JSONObjectField()
+    rows = ImportRowSerializer(many=True)
+    errors = ImportProblemSerializer(many=True)
+
+
+class ImportUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="The CSV, in the template's columns.")
+
+
+DRY_RUN = OpenApiParameter(
+    "dry_run",
+    OpenApiTypes.BOOL,
+    description="`true` (the default): only the plan, nothing written. `false`: apply it.",
+)
+
+
+class ResultsImportView(StrictQueryParametersMixin, APIView):
+    """Import reported results from a CSV (docs/results.md: one row per point), as the
+    admin's import and `manage.py import_results` do. A dry run (the default) answers 200 with
+    each row's outcome; `dry_run=false` applies it: 201 with the run, or, for a file of more
+    than 2,000 rows, 202 with the run to poll (the worker plans and applies it). A bad row is
+    a 400 naming its line and column (`errors.rows`), and nothing is written. Without the
+    publish permission an import may add only to new (draft) series and series not going
+    public: a 403 names the published series otherwise."""
+
+    permission_classes = [MayImportResults]
+    parser_classes = [PlainTextParser, MultiPartParser]
+    cache_query_parameters = ("dry_run",)
+
+    @extend_schema(
+        operation_id="results_import",
+        summary="Import results from a CSV (a dry run unless dry_run=false)",
+        parameters=[DRY_RUN],
+        request={"text/csv": OpenApiTypes.STR, "multipart/form-data": ImportUploadSerializer},
+        responses={
+            200: ImportPlanSerializer,
+            201: ResultsImportRunSerializer,
+            202: ResultsImportRunSerializer,
+            400: ErrorSerializer,
+        },
+    )
+    def post(self, request):
+        dry = request.query_params.get("dry_run", "true")
+        if dry not in ("true", "false"):
+            raise ValidationError({"dry_run": ["Give “true” or “false”."]})
+        apply = dry == "false"
+        text, name = self.upload(request)
+        answer = {"context": {"request": request}}
+        if in_background(text):
+            run, _ = start_run(text, name, request.user, apply=apply)
+            return Response(
+                ResultsImportRunSerializer(run, **answer).data, status=status.HTTP_202_ACCEPTED
+            )
+        plan = plan_text(text, request.user)
+        if not plan.ok:
+            return error_response(
+                status.HTTP_400_BAD_REQUEST,
+                "invalid",
+                "The file has errors (see `errors.rows`: line, column, message); nothing was "
+                "written.",
+                {"rows": plan.problems},
+            )
+        if not apply:
+            return Response(plan.as_dict(), status=status.HTTP_200_OK)
+        if refusal := plan.refusal(request.user):
+            raise PermissionDenied(refusal)
+        run = apply_now(plan, text, name, request.user)
+        return Response(
+            ResultsImportRunSerializer(run, **answer).data, status=status.HTTP_201_CREATED
+        )
+
+    @staticmethod
+    def upload(request):
+        """The CSV text and its name, from a text/csv body or a multipart `file`."""
+        if isinstance(request.data, str) or request.content_type.startswith("text/csv"):
+            # An empty body is parsed by no parser: no data at all.
+            source = request.data if isinstance(request.data, str) else ""
+            name, field = "API text", "body"
+        else:
+            source = request.data.get("file")
+            name, field = getattr(source, "name", ""), "file"
+            if source is None or isinstance(source, str):
+                raise ValidationError(
+                    {"file": ["Send the CSV as a text/csv body or a multipart `file`."]}
+                )
+        try:
+            return read_upload(source), name
+        except BadUpload as error:
+            raise ValidationError({field: [str(error)]}) from None
+
+
+class ResultsImportRunView(StrictQueryParametersMixin, APIView):
+    """A results import run: its state, what it would write or wrote, and each row's outcome
+    (`report`); poll it while the worker has it (`checking`, `queued`, `running`)."""
+
+    permission_classes = [MayImportResults]
+
+    @extend_schema(summary="Read a results import run", responses=ResultsImportRunSerializer)
+    def get(self, request, pk):
+        run = get_object_or_404(ResultsImportRun, pk=pk)
+        return Response(ResultsImportRunSerializer(run, context={"request": request}).data)

@@ -6,22 +6,40 @@ with any error writes nothing; otherwise `apply()` writes the whole plan in one 
 A point is identified by its series, location and compute (and steps): importing the same
 file again finds every point unchanged and writes nothing. A series named in the file that
 does not exist yet is created as a draft (an editor checks and publishes it); an existing
-series keeps its own fields. Benchmarks and papers must exist already (by slug)."""
+series keeps its own fields. Benchmarks and papers must exist already (by slug).
+
+The admin and the API keep each upload as a ResultsImportRun (`start_run`, `confirm_run`,
+`apply_now`): a small file is planned and applied in the request, a large one
+(BACKGROUND_FROM rows) by the task worker. Without the publish permission an import may not
+add to or change series readers see or will see (`Plan.refusal`)."""
 
 import csv
+import io
 import math
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils import timezone
 from django.utils.text import slugify
+from django_tasks import task
 from simple_history.utils import bulk_create_with_history
 
 from bottlenecks.setting import ModelSize, RewardType, TaskFamily
 from citations.models import Paper
+from publishing.models import GOING_PUBLIC
+from publishing.permissions import may_change_live
 from publishing.signals import announce
 from results.exports import DERIVED_COLUMNS, IMPORT_COLUMNS
-from results.models import COMPUTE_UNITS, Benchmark, LocationKind, Result, Series
+from results.models import (
+    COMPUTE_UNITS,
+    Benchmark,
+    LocationKind,
+    Result,
+    ResultsImportRun,
+    Series,
+)
 from results.signals import points_imported
 from results.tasks import refit_on_commit
 
@@ -33,6 +51,17 @@ POINT_UPDATES = ("value", "uncertainty", "note")
 # 100,000-row file planned as instances peaked at 372 MB (docs/results.md).
 NEW_POINT_FIELDS = Result.ENTERED_FIELDS
 WRITE_BATCH = 2000
+# Files with more rows than this are checked and applied by the task worker, not the request:
+# the 100,000-row apply measured in docs/results.md took 101 s, about 1 ms a row, so a file up
+# to this size is answered within a few seconds.
+BACKGROUND_FROM = getattr(settings, "RESULTS_IMPORT_BACKGROUND_FROM", 2000)
+MAX_UPLOAD_BYTES = getattr(settings, "RESULTS_IMPORT_MAX_BYTES", 64 * 1024 * 1024)
+# Who may import at all: whoever may add series and points (editors and contributors).
+IMPORT_PERMISSIONS = ("results.add_series", "results.add_result", "results.add_resultsimportrun")
+LIVE_REFUSED = (
+    "This file adds or changes points of published series ({names}); only editors with the "
+    "publish permission can apply it. Import into a new or draft series, or ask an editor."
+)
 
 
 class ImportRefused(Exception):
@@ -44,6 +73,7 @@ class RowPlan:
     line: int
     kind: str = ""  # NEW, CHANGED or UNCHANGED once the row is planned without errors
     errors: list = field(default_factory=list)  # "line 3, column value: ..."
+    problems: list = field(default_factory=list)  # the same as {line, column, message}
     series: object = None
     in_new_series: bool = False
     values: tuple = ()  # a new point's NEW_POINT_FIELDS
@@ -56,6 +86,7 @@ class RowPlan:
 
     def error(self, column, message):
         self.errors.append(f"line {self.line}, column {column}: {message}")
+        self.problems.append({"line": self.line, "column": column, "message": message})
 
     @property
     def outcome(self):
@@ -81,6 +112,50 @@ class Plan:
     @property
     def ok(self):
         return not self.errors
+
+    @property
+    def problems(self):
+        """Each error as {line, column, message} (column None for the header's)."""
+        header = [{"line": 1, "column": None, "message": e} for e in self.header_errors]
+        return header + [problem for row in self.rows for problem in row.problems]
+
+    def report(self):
+        """Each row's outcome or its errors, a line each, as `manage.py import_results`
+        prints them."""
+        lines = list(self.header_errors)
+        for row in self.rows:
+            lines += row.errors or [f"line {row.line}: {row.outcome}"]
+        return "\n".join(lines)
+
+    def as_dict(self):
+        return {
+            "summary": self.summary(),
+            "counts": self.counts(),
+            "rows": [
+                {"line": row.line, "outcome": row.outcome} for row in self.rows if not row.errors
+            ],
+            "errors": self.problems,
+        }
+
+    def refusal(self, user):
+        """Why `user` may not apply this plan ("" when they may): without the publish
+        permission an import writes only into new series (drafts) and series not yet going
+        public, never the points readers see (publishing/permissions.py)."""
+        if may_change_live(user, Series):
+            return ""
+        live = sorted(
+            {
+                row.series.slug
+                for row in self.rows
+                if row.series is not None
+                and row.series.pk
+                and (row.kind == RowPlan.NEW or row.changes)
+                and row.series.status in GOING_PUBLIC
+            }
+        )
+        if live:
+            return LIVE_REFUSED.format(names=", ".join(live[:5]))
+        return ""
 
     def counts(self):
         """How many rows have each outcome kind ("new point", "changed", "unchanged")."""
@@ -303,6 +378,8 @@ class ResultsImport:
                 elif row.changes:
                     for name, (_, new) in row.changes.items():
                         setattr(row.point, name, new)
+                    row.point._history_user = user
+                    row.point._change_reason = "Imported"
                     row.point.save()
                     written += 1
             written += _insert(batch, user)
@@ -329,3 +406,172 @@ def _insert(points, user):
             default_change_reason="Imported",
         )
     return len(points)
+
+
+# -- runs: the admin's and the API's imports, inline or on the task worker -----------------
+
+
+def may_import(user):
+    return bool(user is not None and user.is_authenticated and user.has_perms(IMPORT_PERMISSIONS))
+
+
+class BadUpload(Exception):
+    """An upload that is no CSV text (empty, too large, not UTF-8): nothing is stored."""
+
+
+def read_upload(source):
+    """The text of `source` (a str, bytes or an uploaded file), or BadUpload."""
+    if hasattr(source, "size") and source.size > MAX_UPLOAD_BYTES:
+        raise BadUpload(f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB.")
+    if hasattr(source, "read"):
+        source = source.read(MAX_UPLOAD_BYTES + 1)
+    if isinstance(source, bytes):
+        if len(source) > MAX_UPLOAD_BYTES:
+            raise BadUpload(f"The file is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MB.")
+        try:
+            source = source.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise BadUpload(f"The file is not UTF-8 text (near byte {error.start}).") from None
+    text = source.removeprefix("\ufeff")
+    if "\x00" in text:
+        raise BadUpload("The file has a NUL character: it is not a CSV text.")
+    if not text.strip():
+        raise BadUpload("The file is empty.")
+    return text
+
+
+def plan_text(text, user=None):
+    return ResultsImport(io.StringIO(text, newline=""), user=user).plan()
+
+
+def in_background(text):
+    """Whether a file is planned and applied by the worker: more rows than BACKGROUND_FROM."""
+    return text.count("\n") > BACKGROUND_FROM
+
+
+def start_run(text, name, user, apply=False):
+    """Store the file as a run and dry-run it: inline for a small file, returning the run and
+    its plan; on the task worker for a large one, returning the run and None (with `apply`,
+    the worker applies it after its dry run, as `user`)."""
+    run = ResultsImportRun.objects.create(
+        created_by=user,
+        applied_by=user if apply else None,
+        name=name[:200],
+        text=text,
+        rows=max(text.rstrip("\n").count("\n"), 0),
+    )
+    if not in_background(text):
+        return run, dry_run(run)
+    if apply:
+        run.state = ResultsImportRun.State.QUEUED
+        result = apply_results_import.enqueue(run.pk)
+    else:
+        result = dry_run_results_import.enqueue(run.pk)
+    run.task_id = str(result.id)
+    run.save(update_fields=["state", "task_id"])
+    return run, None
+
+
+def dry_run(run):
+    """Plan the run's file and keep its report on the run (nothing else written)."""
+    plan = plan_text(run.text, run.created_by)
+    run.state = ResultsImportRun.State.PREVIEWED
+    run.has_errors = not plan.ok
+    run.rows = len(plan.rows)
+    run.summary = plan.summary()[:300]
+    run.counts = plan.counts()
+    run.report = plan.report()
+    run.save(update_fields=["state", "has_errors", "rows", "summary", "counts", "report"])
+    return plan
+
+
+def confirm_run(run, user):
+    """Apply a previewed run as `user`: now for a small file, queued for a large one. Returns
+    the refusal or error ("" when applied or queued)."""
+    if run.state != ResultsImportRun.State.PREVIEWED:
+        return f"This import is {run.get_state_display().lower()}."
+    if run.has_errors:
+        return "The file has errors; nothing was written."
+    run.applied_by = user
+    if in_background(run.text):
+        run.state = ResultsImportRun.State.QUEUED
+        run.save(update_fields=["applied_by", "state"])
+        result = apply_results_import.enqueue(run.pk)
+        ResultsImportRun.objects.filter(pk=run.pk).update(task_id=str(result.id))
+        return ""
+    run.save(update_fields=["applied_by"])
+    return apply_run(run)
+
+
+def apply_run(run):
+    """Plan the file again (what it would change now), judge it for the user applying it,
+    and write it in one transaction. Returns the refusal or error ("" when applied); a
+    refused or bad file leaves the run failed and nothing written."""
+    run.state = ResultsImportRun.State.RUNNING
+    run.save(update_fields=["state"])
+    plan = plan_text(run.text, run.created_by)
+    run.rows, run.summary, run.counts = len(plan.rows), plan.summary()[:300], plan.counts()
+    problem = "" if plan.ok else "The file has errors; nothing was written."
+    problem = problem or plan.refusal(run.applied_by)
+    if problem:
+        run.state, run.has_errors = ResultsImportRun.State.FAILED, not plan.ok
+        run.report = f"{problem}\n{plan.report()}"
+    else:
+        run.written = ResultsImport.apply(plan, user=run.applied_by)
+        run.state, run.report = ResultsImportRun.State.DONE, plan.report()
+    run.finished_at = timezone.now()
+    run.save()
+    return problem
+
+
+@task()
+def dry_run_results_import(run_id):
+    run = ResultsImportRun.objects.get(pk=run_id)
+    try:
+        dry_run(run)
+    except Exception as error:
+        _fail(run, error)
+        raise
+    return run.counts
+
+
+@task()
+def apply_results_import(run_id):
+    """A large file's apply on the worker: with no dry run shown first (the API's apply), the
+    plan is made here and judged as in the request."""
+    run = ResultsImportRun.objects.get(pk=run_id)
+    try:
+        apply_run(run)
+    except Exception as error:
+        _fail(run, error)
+        raise
+    return run.counts
+
+
+def _fail(run, error):
+    ResultsImportRun.objects.filter(pk=run.pk).update(
+        state=ResultsImportRun.State.FAILED,
+        report=f"{type(error).__name__}: {error}",
+        finished_at=timezone.now(),
+    )
+
+
+def apply_now(plan, text, name, user):
+    """Apply a checked plan in the request, as `user`, and keep it as a run (its report); an
+    error leaves neither the points nor the run."""
+    with transaction.atomic():
+        run = ResultsImportRun(
+            created_by=user,
+            applied_by=user,
+            name=name[:200],
+            text=text,
+            rows=len(plan.rows),
+            state=ResultsImportRun.State.DONE,
+            summary=plan.summary()[:300],
+            counts=plan.counts(),
+            report=plan.report(),
+        )
+        run.written = ResultsImport.apply(plan, user=user)
+        run.finished_at = timezone.now()
+        run.save()
+    return run

@@ -414,3 +414,57 @@ class Fit(models.Model):
     @property
     def refused(self):
         return bool(self.reason_refused)
+
+
+class ResultsImportRun(models.Model):
+    """One CSV import of results (results/importer.py): the file as uploaded, its dry run (each
+    row's outcome, or its errors by line and column) and, once applied, what was written. A
+    small file is checked and applied in the request; a large one by the task worker, the
+    run's page showing its state until it is done."""
+
+    shown_to_readers = False  # no public page shows it (publishing.signals.shown_to_readers)
+
+    class State(models.TextChoices):
+        CHECKING = "checking", "Dry run in progress"
+        PREVIEWED = "previewed", "Dry run shown"
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Applied"
+        FAILED = "failed", "Failed"
+
+    # The worker has not finished with these yet: the run's page refreshes itself.
+    IN_PROGRESS = (State.CHECKING, State.QUEUED, State.RUNNING)
+
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    applied_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    name = models.CharField(max_length=200, blank=True, help_text="The file's name.")
+    text = models.TextField(help_text="The CSV as uploaded.")
+    rows = models.PositiveIntegerField(default=0, help_text="Lines after the header.")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.CHECKING)
+    has_errors = models.BooleanField(default=False)
+    summary = models.CharField(max_length=300, blank=True)
+    counts = models.JSONField(default=dict, blank=True)
+    written = models.PositiveIntegerField(default=0, help_text="Points written when applied.")
+    report = models.TextField(blank=True, help_text="Each row's outcome or its errors.")
+    task_id = models.CharField(max_length=64, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = "results import run"
+
+    def __str__(self):
+        return f"Results import {self.pk}: {self.name} ({self.get_state_display()})"
+
+    @property
+    def in_progress(self):
+        return self.state in self.IN_PROGRESS

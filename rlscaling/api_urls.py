@@ -120,6 +120,12 @@ urlpatterns = [
     ),
     path("imports/", imports_api.ImportListView.as_view(), name="imports"),
     path("imports/<int:pk>/", imports_api.ImportDetailView.as_view(), name="import-detail"),
+    path("results/import/", results_api.ResultsImportView.as_view(), name="results-import"),
+    path(
+        "results/import/<int:pk>/",
+        results_api.ResultsImportRunView.as_view(),
+        name="results-import-run",
+    ),
     *router.urls,
     # Anything else under /api/v1/ gets the API's JSON 404, not the site's HTML page.
     # [\s\S], not ".": a path with an encoded newline (%0A) is an API path too.

@@ -22,6 +22,7 @@ BOOKKEEPING = {
     "citations.PaperMerge",
     "citations.PendingCitation",
     "citations.PossibleDuplicatePair",
+    "results.ResultsImportRun",
     "rlscaling.DraftRevision",
 }
 

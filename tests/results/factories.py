@@ -1,6 +1,10 @@
+import csv
+import io
+
 import factory
 import numpy as np
 
+from results.exports import IMPORT_COLUMNS
 from results.fits import sigmoid
 from results.models import Benchmark, Result, Series
 from tests.factories import PaperFactory, PublishedFactory
@@ -56,3 +60,27 @@ def curve_points(series, count=10, truth=TRUTH, low=50, high=20000):
         ResultFactory(series=series, compute_reported=float(c), value=float(v), location=f"Fig {i}")
         for i, (c, v) in enumerate(zip(compute, values, strict=True))
     ]
+
+
+def import_row(**values):
+    """One row of a results CSV (the import template's columns), a point of `scalerl-8b` on
+    `aime` from `scalerl` unless `values` say otherwise."""
+    base = {
+        "benchmark": "aime",
+        "series": "scalerl-8b",
+        "series_name": "ScaleRL 8B",
+        "paper": "scalerl",
+        "location_kind": "figure",
+        "location": "Figure 1",
+        "value": "40",
+        "compute": "100",
+        "compute_unit": "gpu_hours",
+    }
+    base.update(values)
+    line = io.StringIO()
+    csv.writer(line, lineterminator="").writerow([base.get(c, "") for c in IMPORT_COLUMNS])
+    return line.getvalue()
+
+
+def import_csv(*rows):
+    return "\n".join([",".join(IMPORT_COLUMNS), *rows]) + "\n"
