@@ -3,6 +3,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from bottlenecks.models import Analysis, AnalysisStep, Dimension, Layer, LoopStage
 from publishing.admin import LengthCheckedOnSaveMixin, PublishableAdmin
+from publishing.history_admin import HistoryAdminMixin
 from publishing.permissions import LiveRowsAdminMixin
 
 
@@ -42,7 +43,7 @@ class AnalysisAdmin(PublishableAdmin):
 
 
 @admin.register(AnalysisStep)
-class AnalysisStepAdmin(LiveRowsAdminMixin, SimpleHistoryAdmin):
+class AnalysisStepAdmin(LiveRowsAdminMixin, HistoryAdminMixin, SimpleHistoryAdmin):
     list_display = ["title", "analysis", "order"]
     list_filter = ["analysis"]
     search_fields = ["title", "body"]

@@ -6,6 +6,7 @@ from simple_history.admin import SimpleHistoryAdmin
 from notes.guide import unsupported_copy
 from notes.models import CommunityPost, GuideSection, Question, ResearchNote
 from publishing.admin import PublishableAdmin
+from publishing.history_admin import HistoryAdminMixin
 from publishing.permissions import LiveRowsAdminMixin
 from tags.admin import TagsInUseFilter
 
@@ -76,7 +77,7 @@ class QuestionAdmin(PublishableAdmin):
 
 
 @admin.register(GuideSection)
-class GuideSectionAdmin(LiveRowsAdminMixin, SimpleHistoryAdmin):
+class GuideSectionAdmin(LiveRowsAdminMixin, HistoryAdminMixin, SimpleHistoryAdmin):
     list_display = ["key", "number", "heading", "order", "updated_at"]
     list_editable = ["order"]
     search_fields = ["key", "heading", "intro", "footnote"]

@@ -395,6 +395,9 @@ class PublishableAdmin(
         if getattr(request, "_saving_draft_revision", False):
             return self.save_draft_revision(request, obj, form)  # the live row stays as it is
         obj._change_reason = fit_change_reason(form.cleaned_data.get("change_reason") or None)
+        record = getattr(request, "_reverting_record", None)
+        if record is not None:
+            obj.adopt_recorded_state(record.instance)
         expected = form.cleaned_data.get("edit_version") if change else None
         if expected is None:  # adding, or a list_editable row on the changelist
             super().save_model(request, obj, form, change)

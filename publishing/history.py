@@ -9,8 +9,11 @@ A model names its child rows in `history_children` (reverse foreign keys, in the
 The snapshot is taken when the record is made, and refreshed when relations change after it
 (the admin and the API save relations after the row): a change within a minute by the same
 person updates that record; a later one (a tag added from a shell) gets a record of its own.
-A deleted item's last record keeps the relations it had, so it can be recovered whole.
-`restore_relations()` puts a snapshot back (revert, recover).
+A deleted item's last record keeps the relations it had, so it can be recovered whole, and
+what the delete took with it (`deleted_with`): the rows cascaded with it, the other side's
+many-to-many links to it and the foreign keys the delete emptied.
+`restore_relations()` puts a snapshot back (revert, recover); publishing/recovery.py puts back
+what was deleted with it.
 """
 
 import datetime
@@ -138,6 +141,57 @@ def _targets_exist(fields, values):
     return True
 
 
+def deleted_with(instance):
+    """What deleting `instance` takes with it besides its own columns, as JSON, each kind
+    keyed by the reverse accessor (``paper.citations_made``):
+
+    - "recorded": primary keys of cascaded rows with a relation history of their own (a
+      paper's citation edges); each is recovered from its own deletion record.
+    - "rows": cascaded plain rows (a series' points, a paper's other identifiers), each as
+      ``{"row": {column: value}, "with": what its own delete took}``: they come back with
+      their own keys, so the links to them (a claim's points) come back too.
+    - "links": primary keys of the rows whose many-to-many field pointed to it (a claim's
+      notes, a note's papers).
+    - "unset": primary keys of the rows whose foreign key the delete set to NULL.
+
+    Rows a model marks `recomputed` (stored figures, fits) are counted again, not restored; a
+    tag's link row is the tags' business (the snapshot's "m2m")."""
+    model = type(instance)
+    tag_throughs = {
+        field.remote_field.through
+        for field in model._meta.many_to_many
+        if isinstance(field, TaggableManager)
+    }
+    found = {"recorded": {}, "rows": {}, "links": {}, "unset": {}}
+    for relation in model._meta.related_objects:
+        name = relation.get_accessor_name()
+        other = relation.related_model
+        if other in tag_throughs or getattr(other, "recomputed", False):
+            continue
+        rows = other._base_manager.filter(**{relation.field.name: instance.pk}).order_by("pk")
+        if relation.many_to_many:
+            if relation.field.remote_field.through._meta.auto_created:
+                found["links"][name] = list(rows.values_list("pk", flat=True))
+        elif relation.on_delete is models.SET_NULL:
+            found["unset"][name] = list(rows.values_list("pk", flat=True))
+        elif relation.on_delete is models.CASCADE:
+            if has_relation_history(other):
+                found["recorded"][name] = list(rows.values_list("pk", flat=True))
+            else:
+                found["rows"][name] = [_row_with_relations(row) for row in rows]
+    return {kind: {k: v for k, v in found[kind].items() if v} for kind in found}
+
+
+def _row_with_relations(row):
+    attnames = [field.attname for field in row._meta.concrete_fields]
+    values = {attname: getattr(row, attname) for attname in attnames}
+    entry = {"row": json.loads(json.dumps(values, cls=DjangoJSONEncoder))}
+    taken = deleted_with(row)
+    if any(taken.values()):
+        entry["with"] = taken
+    return entry
+
+
 def has_relation_history(model):
     history = getattr(model, "history", None)
     return history is not None and hasattr(history.model, "related_snapshot")
@@ -175,7 +229,10 @@ def _deleting_keys():
 def keep_relations_before_delete(sender, instance, **kwargs):
     """The deletion record keeps the relations (they are gone by the time it is made)."""
     if has_relation_history(sender):
-        instance._relations_before_delete = snapshot_relations(instance)
+        instance._relations_before_delete = {
+            **snapshot_relations(instance),
+            "deleted_with": deleted_with(instance),
+        }
         _deleting_keys().add((sender, instance.pk))
 
 

@@ -13,6 +13,7 @@ from taggit.models import Tag
 from publishing.compare import compare_records, compare_relations
 from publishing.history import restore_relations, tracked_m2m_fields
 from publishing.models import format_moment
+from publishing.recovery import RecoveryReport, join_words, restore_deleted
 
 
 class HistoryAdminMixin:
@@ -60,15 +61,21 @@ class HistoryAdminMixin:
     def history_form_view(self, request, object_id, version_id, extra_context=None):
         """The revert form shows the record's tags and other relations; saving it also puts
         back the record's child rows (authors in order, figures, ...), and a deleted item comes
-        back whole."""
-        record = self._history_record(object_id, version_id)
-        request._reverting_record = record
+        back whole, with what its delete took with it (publishing/recovery.py)."""
+        request._reverting_record = self._history_record(object_id, version_id)
         request._recovering = not self.model._base_manager.filter(pk=object_id).exists()
-        response = super().history_form_view(request, object_id, version_id, extra_context)
+        return super().history_form_view(request, object_id, version_id, extra_context)
+
+    def response_change(self, request, obj):
+        record = getattr(request, "_reverting_record", None)
         snapshot = getattr(record, "related_snapshot", None)
-        if request.method == "POST" and response.status_code == 302 and snapshot:
-            obj = self.model._base_manager.get(pk=object_id)
-            form_fields = set(self.get_form(request, obj).base_fields)
+        if record is None:
+            return super().response_change(request, obj)
+        form_fields = set(self.get_form(request, obj).base_fields)
+        report = RecoveryReport()
+        if request._recovering:
+            restore_deleted(obj, snapshot, request.user, report, form_fields)
+        elif snapshot:
             restore_relations(
                 obj,
                 {
@@ -80,19 +87,31 @@ class HistoryAdminMixin:
                     "children": snapshot.get("children", {}),
                 },
             )
+        # Django says "was changed successfully" after a revert or a recovery: say which.
+        name = f"“{obj}”"
+        when = format_moment(record.history_date)
+        if request._recovering:
+            phrases = report.phrases()
+            also = f" and {join_words(phrases)}" if phrases else ""
+            message = f"Recovered {name}{also}, as they were when deleted ({when})."
+        else:
+            who = record.history_user
+            by = f" by {who.get_full_name() or who.get_username()}" if who else ""
+            message = f"Reverted {name} to the version of {when}{by}."
+        request._revert_message = message
+        response = super().response_change(request, obj)
+        if report.missed:
+            self.message_user(
+                request,
+                f"Not recovered with {name}: {'; '.join(report.missed)}.",
+                messages.WARNING,
+            )
         return response
 
     def message_user(self, request, message, level=messages.INFO, *args, **kwargs):
-        # Django says "was changed successfully" after a revert or a recovery: say which.
-        record = getattr(request, "_reverting_record", None)
-        if record is not None and level == messages.SUCCESS and "successfully" in str(message):
-            obj = self.model._base_manager.filter(pk=record.instance.pk).first() or record
-            name = self.model._meta.verbose_name
-            when = format_moment(record.history_date)
-            if getattr(request, "_recovering", False):
-                message = f"Recovered the {name} “{obj}”, as it was when it was deleted ({when})."
-            else:
-                message = f"Reverted the {name} “{obj}” to its version of {when}."
+        revert_message = getattr(request, "_revert_message", None)
+        if revert_message and level == messages.SUCCESS and "successfully" in str(message):
+            message = revert_message
         return super().message_user(request, message, level, *args, **kwargs)
 
     def get_form(self, request, obj=None, change=False, **kwargs):

@@ -261,6 +261,12 @@ class Publishable(models.Model):
             self.version += 1
         super().save(*args, **kwargs)
 
+    def adopt_recorded_state(self, recorded):
+        """This copy is saved from a history record (a revert, a recovery): take `recorded`, the
+        record's row, as what it was loaded from, so that what a save derives from a change
+        (who classified an edge) comes only from the changes made since, not from the
+        record's own values. Models that derive such things say how."""
+
     def save_if_version(self, expected_version, **kwargs):
         """Save only if the stored row is still at ``expected_version``; else StaleEditError.
 

@@ -384,6 +384,8 @@ class Fit(models.Model):
     """A curve fitted to a series (results/fits.py), or the reason none was: computed by the
     task queue when the points change (results/tasks.py), read by the pages."""
 
+    recomputed = True  # fitted again when a deleted series is recovered, never restored
+
     series = models.ForeignKey(Series, on_delete=models.CASCADE, related_name="fits")
     kind = models.CharField(max_length=10, choices=FitKind)
     axis = models.CharField(max_length=10, choices=ComputeAxis, blank=True)

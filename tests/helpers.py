@@ -12,7 +12,30 @@ from unittest import mock
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from bottlenecks.models import Analysis, AnalysisStep
+from citations.corrections.models import CorrectionSuggestion
+from citations.identity import PaperIdentifier, PaperSlugAlias
 from citations.importers import make_plan, parse
+from citations.models import Author, Authorship
+from evidence.models import SignalLayer, TestOutcome
+from notes.models import GuideSection
+from results.tasks import refit
+from tests.factories import (
+    CitationFactory,
+    CitationPolarityFactory,
+    CitationRoleFactory,
+    ClaimFactory,
+    CommunityPostFactory,
+    DimensionFactory,
+    DiscriminatingTestFactory,
+    FailureSignalFactory,
+    LayerFactory,
+    LoopStageFactory,
+    PaperFactory,
+    QuestionFactory,
+    ResearchNoteFactory,
+)
+from tests.results.factories import BenchmarkFactory, SeriesFactory, curve_points
 
 # The demo's hub paper (seed 001), cited by most of the demo's edges.
 ART_OF_SCALING = "the-art-of-scaling-reinforcement-learning-compute-for-llms"
@@ -228,3 +251,63 @@ def get_rendering(client, url, statuses=(200,)):
         template_rendered.disconnect(count)
     assert response.status_code in statuses, url
     return response, rendered
+
+
+def linked_content():
+    """Rows of every model with history in the admin, linked as editors link them (the tests of
+    recovery and of the admin's messages walk them): a hub paper with citing and cited edges,
+    an author, identifiers, an old slug, tags and a layer; a note and a claim on it; a series of
+    points with fits that the claim reports; a failure signal and a discriminating test on the
+    layer; an analysis with steps. Returns the hub paper."""
+    role, polarity = CitationRoleFactory(), CitationPolarityFactory()
+    hub = PaperFactory(title="The hub paper")
+    citing = [PaperFactory(title=f"Citing paper {n}") for n in range(2)]
+    edges = [
+        CitationFactory(citing_paper=paper, cited_paper=hub, role=role, polarity=polarity)
+        for paper in citing
+    ]
+    CitationFactory(citing_paper=hub, cited_paper=citing[0])
+    Authorship.objects.create(paper=hub, author=Author.objects.create(name="Ada"), position=0)
+    PaperIdentifier.objects.create(paper=hub, scheme="doi", value="10.1234/hub")
+    PaperSlugAlias.objects.create(paper=hub, slug="the-old-hub")
+    CorrectionSuggestion.objects.create(citation=edges[0], reason="The role is wrong.")
+    layer = LayerFactory()
+    hub.tags.add("scaling")
+    hub.layers.add(layer)
+    note = ResearchNoteFactory(title="A note on the hub")
+    note.papers.add(hub)
+    note.layers.add(layer)
+    note.tags.add("rewards")
+    series = SeriesFactory(paper=hub, name="The hub's run")
+    points = curve_points(series, count=6)
+    refit(series)
+    claim = ClaimFactory()
+    claim.papers.add(hub)
+    claim.notes.add(note)
+    claim.results.add(*points[:2])
+    claim.layers.add(layer)
+    claim.contrasting_citations.add(edges[1])
+    ClaimFactory(superseded_by=claim)
+    signal = FailureSignalFactory()
+    SignalLayer.objects.create(signal=signal, layer=layer)
+    check = DiscriminatingTestFactory()
+    check.layers.add(layer)
+    check.claims.add(claim)
+    check.papers.add(hub)
+    check.signals.add(signal)
+    TestOutcome.objects.create(test=check, layer=layer, observation="It rises.", action="Stop.")
+    analysis = Analysis.objects.create(
+        title="An analysis", slug="an-analysis", dek="In short.", status="published"
+    )
+    AnalysisStep.objects.create(analysis=analysis, order=1, title="First step")
+    AnalysisStep.objects.create(analysis=analysis, order=2, title="Second step")
+    DimensionFactory()
+    LoopStageFactory()
+    CommunityPostFactory()
+    QuestionFactory()
+    GuideSection.objects.create(key="a-section", heading="A section")
+    # Unused, so that their deletes are not refused (the edges and series protect the others).
+    CitationRoleFactory()
+    CitationPolarityFactory()
+    BenchmarkFactory()
+    return hub

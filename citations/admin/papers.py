@@ -28,6 +28,7 @@ from publishing.admin import (
     PublishableForm,
 )
 from publishing.admin_search import SubstringSearchMixin
+from publishing.history_admin import HistoryAdminMixin
 from publishing.models import Status
 from publishing.permissions import LiveRowsAdminMixin
 from tags.admin import TagsInUseFilter
@@ -537,7 +538,7 @@ class CitationAdmin(ClassificationQueueMixin, PublishableAdmin):
         return truncated(edge.cited_paper.title)
 
 
-class VocabularyAdmin(LiveRowsAdminMixin, SimpleHistoryAdmin):
+class VocabularyAdmin(LiveRowsAdminMixin, HistoryAdminMixin, SimpleHistoryAdmin):
     list_display = ["name", "slug", "order"]
     list_editable = ["order"]
     search_fields = ["name", "description"]

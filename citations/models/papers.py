@@ -1266,6 +1266,10 @@ class Citation(Publishable):
         self.role, self.polarity = role, polarity
         self._provenance = (source, user, confidence)
 
+    def adopt_recorded_state(self, recorded):
+        # A revert or a recovery keeps the recorded classification and who made it.
+        self._loaded_classification = recorded._classification()
+
     def record_classification(self):
         """Every door (admin, inlines, API, importers, shell) that sets the role or polarity
         records who did and when: an editor, unless the caller chose another provenance

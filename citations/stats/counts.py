@@ -30,6 +30,9 @@ BATCH = 2000
 
 
 class CitationCount(models.Model):
+    # A stored figure: counted again when a deleted paper is recovered, never restored.
+    recomputed = True
+
     paper = models.OneToOneField(
         "citations.Paper",
         on_delete=models.CASCADE,
@@ -59,6 +62,8 @@ class CitingTimelineCount(models.Model):
     them: the quarter of the citing paper's date (NULL when it has none), that date's
     precision, the role and the polarity (NULL while unclassified). Written by
     `recount_citations()` only; a draft paper's rows are never read (`Paper.citing_groups`)."""
+
+    recomputed = True  # counted again when a deleted paper is recovered, never restored
 
     paper = models.ForeignKey(
         "citations.Paper", on_delete=models.CASCADE, related_name="citing_timeline_counts"

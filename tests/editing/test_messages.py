@@ -7,7 +7,9 @@ import pytest
 from django.urls import reverse
 
 from citations.models import Citation, Paper
-from tests.factories import PaperFactory
+from notes.models import ResearchNote
+from publishing.models import format_moment
+from tests.factories import PaperFactory, ResearchNoteFactory
 from tests.helpers import admin_form_data, text_of
 
 pytestmark = pytest.mark.django_db
@@ -31,9 +33,6 @@ def test_the_same_citing_paper_twice_is_named_in_words(editor_client):
 
 
 def test_revert_and_recover_say_what_they_did(editor_client):
-    from notes.models import ResearchNote
-    from tests.factories import ResearchNoteFactory
-
     note = ResearchNoteFactory(title="First title")
     note.title = "Second title"
     note.save()
@@ -47,11 +46,26 @@ def test_revert_and_recover_say_what_they_did(editor_client):
         return html.unescape(text_of(editor_client.post(revert_url, data, follow=True)))
 
     page = revert(first)
-    assert "Reverted the research note “First title” to its version of" in page
+    when = format_moment(first.history_date)
+    assert f"Reverted “First title” to the version of {when}." in page  # saved by no editor
+    editor_client.post(
+        reverse("admin:notes_researchnote_change", args=[note.pk]),
+        {
+            **admin_form_data(
+                editor_client.get(reverse("admin:notes_researchnote_change", args=[note.pk])),
+                ResearchNote,
+            ),
+            "title": ["Third title"],
+        },
+    )
+    by_editor = note.history.latest("history_date", "history_id")
+    page = revert(by_editor)
+    when = format_moment(by_editor.history_date)
+    assert f"Reverted “Third title” to the version of {when} by editor." in page
     assert "changed successfully" not in page
 
     delete_url = reverse("admin:notes_researchnote_delete", args=[note.pk])
     editor_client.post(delete_url, {"post": "yes"})
     page = revert(ResearchNote.history.get(id=note.pk, history_type="-"))
-    assert "Recovered the research note “First title”" in page
+    assert "Recovered “Third title”, as they were when deleted" in page
     assert "changed successfully" not in page
