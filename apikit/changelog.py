@@ -46,6 +46,12 @@ CHANGELOG = [
         "changes": [
             (
                 "changed",
+                "Refusals name what they are about: a paper holding an identifier, slug or "
+                "edge already is named by its title (not its slug), and a null character in a "
+                "text field is refused with a message naming the field.",
+            ),
+            (
+                "changed",
                 "A `group_by` answer lists at most the 100 largest groups, largest first, and "
                 "says so in the new `truncated` field and in `basis`; `total` and every share "
                 "still count all the matching rows.",

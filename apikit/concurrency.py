@@ -11,6 +11,7 @@ from rest_framework.response import Response
 
 from apikit.conditional import etag_for
 from apikit.errors import Conflict, PreconditionFailed
+from core.text import name_null_character_refusal
 from publishing.models import StaleEditError, publishing_refusal
 
 # The fields every editorial row shows, last in each representation.
@@ -104,6 +105,13 @@ class VersionedModelSerializer(serializers.ModelSerializer):
         read_only=True,
         help_text="Bumped on every save. Send it back on PUT/PATCH to refuse stale edits (409).",
     )
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for name, field in fields.items():
+            if hasattr(field, "validators"):
+                name_null_character_refusal(field, field.label or name)
+        return fields
 
     def save(self, **kwargs):
         self._expected_version = kwargs.pop("expected_version", None)

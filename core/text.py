@@ -13,8 +13,10 @@ writes may have stored.
 import re
 from urllib.parse import urlsplit, urlunsplit
 
+from django.core.validators import ProhibitNullCharactersValidator
 from django.db import models
 from django.utils.encoding import iri_to_uri
+from django.utils.text import capfirst
 
 # Vertical tab and form feed separate words; the other controls are noise.
 SEPARATORS = re.compile(r"[\x0b\x0c]")
@@ -25,6 +27,23 @@ def clean_text(value):
     if not isinstance(value, str):
         return value
     return UNWANTED.sub("", SEPARATORS.sub(" ", value))
+
+
+def name_null_character_refusal(field, label):
+    """Django's and DRF's text fields refuse a null character with "Null characters are not
+    allowed.", which does not say where: the refusal of `field` (a form or serializer field)
+    names it instead."""
+    message = (
+        f"{capfirst(str(label))} contains a null character (invisible, often pasted from a "
+        "PDF), which cannot be stored: retype the text or paste it without formatting."
+    )
+    field.validators = [
+        ProhibitNullCharactersValidator(message=message)
+        if isinstance(validator, ProhibitNullCharactersValidator)
+        else validator
+        for validator in field.validators
+    ]
+    return field
 
 
 def ascii_url(value):

@@ -20,6 +20,7 @@ from core.markdown import (
     is_markdown_field,
     stripped_by_sanitiser,
 )
+from core.text import name_null_character_refusal
 from publishing.history import fit_change_reason
 from publishing.history_admin import HistoryAdminMixin
 from publishing.models import (
@@ -273,7 +274,8 @@ def _after(fields, anchor, name):
 class LengthCheckedOnSaveMixin:
     """Text fields as editors need them: inputs without the HTML `maxlength` (a browser cut a
     pasted 639-character title to 500 without a word; the form's own check refuses it instead,
-    saying how long it is), and each text area says whether it is Markdown or plain text."""
+    saying how long it is), a refusal of a null character that names the field, and each text
+    area says whether it is Markdown or plain text."""
 
     def formfield_for_dbfield(self, db_field, request, **kwargs):
         formfield = super().formfield_for_dbfield(db_field, request, **kwargs)
@@ -282,6 +284,7 @@ class LengthCheckedOnSaveMixin:
         if isinstance(db_field, models.CharField):
             widget = getattr(formfield.widget, "widget", formfield.widget)
             widget.attrs.pop("maxlength", None)
+        name_null_character_refusal(formfield, formfield.label or db_field.verbose_name)
         if isinstance(db_field, models.TextField) and not db_field.choices:
             note = MARKDOWN_HELP if is_markdown_field(db_field) else PLAIN_TEXT_HELP
             own = str(formfield.help_text or "").removesuffix("Markdown.").strip()

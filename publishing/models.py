@@ -8,6 +8,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from simple_history.models import HistoricalRecords
 
+from core.constraints import NamedConstraintErrors
 from publishing.history import RelationSnapshot
 from publishing.permissions import may_change_live
 from publishing.signals import announce, bulk_publication_changed
@@ -214,7 +215,7 @@ class EditorialHistory(HistoricalRecords):
         return {"app_label": model._meta.app_label, **super().get_meta_options(model)}
 
 
-class Publishable(models.Model):
+class Publishable(NamedConstraintErrors, models.Model):
     """Status, publication time, timestamps, an edit version and history for editorial rows."""
 
     status = models.CharField(max_length=10, choices=Status, default=Status.DRAFT, db_index=True)

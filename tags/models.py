@@ -5,11 +5,12 @@ from django.db import models
 from django.db.models.functions import Lower
 from taggit.models import TagBase
 
+from core.constraints import NamedConstraintErrors
 from publishing.revisions import DraftRevision  # noqa: F401
 from tags.matching import tag_key
 
 
-class Tag(TagBase):
+class Tag(NamedConstraintErrors, TagBase):
     """A tag on papers and research notes. `name` is the key importers and the admin's tag
     fields use ("technical-report"); readers see `label`: the editor-managed display name
     ("Technical report"), or the name while it has none.

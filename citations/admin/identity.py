@@ -207,7 +207,9 @@ class PaperMergeAdmin(admin.ModelAdmin):
     def undo(self, request, queryset):
         for merge in queryset.filter(undone_at=None).order_by("-merged_at", "-id"):
             paper = undo_merge(merge)
-            self.message_user(request, f"{paper.slug} is back as its own paper.")
+            self.message_user(
+                request, f"Undid the merge: “{paper.title}” is back as its own paper."
+            )
 
     def get_urls(self):
         return [
@@ -281,7 +283,8 @@ class PaperMergeAdmin(admin.ModelAdmin):
             return back
         merge = merge_papers(keep, other, reason="editor", user=request.user)
         self.message_user(
-            request, f"Merged {merge.merged_slug} into {keep.slug}; undo it from the merge log."
+            request,
+            f"Merged “{merge.merged_title}” into “{keep.title}”; undo it from the merge log.",
         )
         return redirect(reverse("admin:citations_paper_change", args=[keep.pk]))
 

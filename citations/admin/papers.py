@@ -105,10 +105,25 @@ class LimitedEdgeFormSet(SharedChoicesFormSet):
     shared_choice_fields = ("role", "polarity")
 
     def get_unique_error_message(self, unique_check):
+        repeated = self._repeated_paper(unique_check)
+        named = f"“{repeated.title}”" if repeated is not None else "The same paper"
         return (
-            "The same paper is listed twice in these edges; a pair of papers has one edge: "
+            f"{named} is listed twice in these edges; a pair of papers has one edge: "
             "keep one row and delete the other."
         )
+
+    def _repeated_paper(self, unique_check):
+        """The paper two rows of these edges name (the other end of each edge)."""
+        other = next((name for name in unique_check if name != self.fk.name), None)
+        seen = set()
+        for form in self.forms:
+            paper = getattr(form, "cleaned_data", {}).get(other)
+            if paper is None or self._should_delete_form(form):
+                continue
+            if paper.pk in seen:
+                return paper
+            seen.add(paper.pk)
+        return None
 
     def get_form_error(self):
         return "This row repeats another one (the same paper): delete one of them."

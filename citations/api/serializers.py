@@ -115,9 +115,9 @@ class PaperSerializer(VersionedModelSerializer):
         others = Paper.objects.filter(**{f"{field}__iexact": value})
         if self.instance is not None:
             others = others.exclude(pk=self.instance.pk)
-        other = others.only("slug").first()
+        other = others.only("title").first()
         if other is not None:
-            raise ValidationError(f"The paper “{other.slug}” already has this {label}.")
+            raise ValidationError(f"The paper “{other.title}” already has this {label}.")
         return value
 
     def validate_slug(self, slug):

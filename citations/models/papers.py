@@ -580,12 +580,14 @@ class Paper(Publishable):
             holder = others.filter(identifier_q({Scheme.ARXIV: self.arxiv_id})).first()
             if holder:
                 field = "doi" if arxiv_from_doi else "arxiv_id"
-                taken[field] = f"The paper “{holder.slug}” already has this arXiv id."
+                taken[field] = f"The paper “{holder.title}” already has this arXiv id."
         if self.doi and "doi" not in taken:
             holder = others.filter(identifier_q({Scheme.DOI: self.doi})).first()
             if holder:
-                taken["doi"] = f"The paper “{holder.slug}” already has this DOI."
+                taken["doi"] = f"The paper “{holder.title}” already has this DOI."
         if taken:
+            if arxiv_from_doi:
+                self.arxiv_id = ""  # the DOI's arXiv id is refused with the DOI, not twice
             raise ValidationError(taken)
 
     def _is_normal(self, name):
@@ -1207,7 +1209,7 @@ class Citation(Publishable):
         others = Citation.objects.exclude(pk=self.pk) if self.pk else Citation.objects.all()
         edge = {"citing_paper": self.citing_paper_id, "cited_paper": self.cited_paper_id}
         if others.filter(**edge).exists():
-            message = f"“{self.citing_paper.slug}” already cites “{self.cited_paper.slug}”."
+            message = f"“{self.citing_paper.title}” already cites “{self.cited_paper.title}”."
             raise ValidationError({"cited_paper": message}, code="duplicate_edge")
 
     def check_representative(self):

@@ -126,7 +126,7 @@ def test_the_code_repository_is_read_and_written(editor_api):
 
 
 def test_identifiers_and_slugs_must_be_unique(editor_api):
-    PaperFactory(slug="taken", arxiv_id="2501.12599", doi="10.1000/abc")
+    PaperFactory(title="The first paper", slug="taken", arxiv_id="2501.12599", doi="10.1000/abc")
     for payload, field in [
         ({"title": "Taken"}, "slug"),
         ({"title": "T", "slug": "taken"}, "slug"),
@@ -134,7 +134,7 @@ def test_identifiers_and_slugs_must_be_unique(editor_api):
         ({"title": "T", "doi": "10.1000/ABC"}, "doi"),
     ]:
         message = errors(editor_api.post("/api/v1/papers/", payload, format="json"))[field]
-        assert "taken" in message[0]
+        assert "“The first paper” already has this" in message[0]  # by title, not slug
 
 
 def test_malformed_json_is_a_400_not_a_500(editor_api):
@@ -194,7 +194,8 @@ def test_duplicate_edge_is_a_field_error(editor_api, two_papers):
     response = editor_api.post(
         "/api/v1/citations/", {"citing_paper": "citing", "cited_paper": "cited"}, format="json"
     )
-    assert errors(response) == {"cited_paper": ["“citing” already cites “cited”."]}
+    message = f"“{citing.title}” already cites “{cited.title}”."
+    assert errors(response) == {"cited_paper": [message]}
     assert Citation.objects.count() == 1
 
 
