@@ -27,9 +27,8 @@ class RecoveryReport:
             self.restored[key] += number
 
     def phrases(self):
-        """["3 citations", "links from 2 claims", ...] in the order they were restored."""
+        """["3 citations", "links from 2 claims", ...]: the rows, then the links to it."""
         found = []
-        # Rows first, then the other side's links to it.
         kinds = sorted(self.restored.items(), key=lambda item: item[0][2])
         for (singular, plural, links), number in kinds:
             name = singular if number == 1 else plural
