@@ -44,6 +44,10 @@ def history_models():
 def hashable(value):
     if isinstance(value, dict | list):
         return json.dumps(value, sort_keys=True, default=str)
+    if isinstance(value, str):
+        # A recovery saves through the admin's form, as a browser posts it: line endings and
+        # the whitespace around a text are the form's, not a loss.
+        return value.replace("\r\n", "\n").strip()
     return value
 
 
