@@ -66,6 +66,14 @@ class DraftRevisionAdminMixin:
         if revision and self._has_preview(obj):
             extra_context["draft_revision_preview_url"] = self._preview_url(obj)
         if request.method == "POST" and may_change:
+            # Every door that writes, publishes or drops a draft revision checks that the form
+            # was opened on the current one: otherwise another editor's would go unseen.
+            if touches_draft_revision(request.POST) and (
+                refused := self._refuse_stale_draft_revision(
+                    request, obj, revision, object_id, form_url, extra_context
+                )
+            ):
+                return refused
             if "_discard_draft_revision" in request.POST:
                 if revision is not None:
                     revision.delete()
@@ -74,10 +82,6 @@ class DraftRevisionAdminMixin:
             if "_save_draft_revision" in request.POST:
                 if not self.takes_draft_revisions(obj):
                     raise PermissionDenied
-                if refused := self._refuse_stale_draft_revision(
-                    request, obj, revision, object_id, form_url, extra_context
-                ):
-                    return refused
                 request._saving_draft_revision = True
             elif (
                 revision is not None
@@ -158,10 +162,7 @@ class DraftRevisionAdminMixin:
         """A draft revision saved from a form opened on an older one (or on none) is refused:
         the editor's own form comes back with her text, the other's version shown beside it,
         and the version she has now seen, so saving again keeps hers knowingly."""
-        try:
-            expected = int(request.POST.get("_draft_revision_version", ""))
-        except ValueError:
-            return None  # a form without the field (an older page): saved as before
+        expected = posted_revision_number(request.POST)
         current = revision.revision if revision is not None else 0
         if expected == current:
             return None
@@ -224,12 +225,8 @@ class DraftRevisionAdminMixin:
     def save_draft_revision(self, request, obj, form):
         """Called by PublishableAdmin.save_model when the editor saved a draft revision."""
         live = type(obj)._base_manager.get(pk=obj.pk)
-        try:
-            expected = int(request.POST.get("_draft_revision_version", ""))
-        except ValueError:
-            expected = None
         request._draft_revision = DraftRevision.store(
-            live, request.POST, request.user, expected=expected
+            live, request.POST, request.user, expected=posted_revision_number(request.POST)
         )
 
     def save_related(self, request, form, formsets, change):
@@ -306,6 +303,25 @@ class DraftRevisionAdminMixin:
             response.render()  # inside the transaction, before the rollback
         request._draft_revision_page = True
         return response
+
+
+def touches_draft_revision(posted):
+    """A post that saves, publishes or discards a draft revision (a form loaded from one
+    carries `_draft_revision`: saving it publishes the revision)."""
+    return bool(
+        "_save_draft_revision" in posted
+        or "_discard_draft_revision" in posted
+        or posted.get("_draft_revision")
+    )
+
+
+def posted_revision_number(posted):
+    """The draft revision number the form was opened on; a form that does not say is taken
+    as opened on none, so it can never replace one unseen."""
+    try:
+        return int(posted.get("_draft_revision_version", ""))
+    except ValueError:
+        return 0
 
 
 def live_changes_since(obj, revision):
