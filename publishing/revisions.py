@@ -89,10 +89,13 @@ class DraftRevision(models.Model):
         return f"Draft revision of {self.content_type.model} {self.object_id}"
 
     @classmethod
-    def store(cls, obj, posted, author, expected=None):
+    def store(cls, obj, posted, author, expected=None, base_version=None):
         """Keep `posted` (a QueryDict from the change form) as the item's draft revision. With
         `expected` (the revision number the form was opened on, 0 for none), a compare-and-swap:
-        StaleDraftRevision if someone saved a draft revision since."""
+        StaleDraftRevision if someone saved a draft revision since. `base_version` is the item's
+        version the data was written against (its current one unless said: a draft keeping
+        values that conflict with live changes stays based on the older one, so publishing
+        still asks)."""
         data = {
             key: posted.getlist(key)
             for key in posted
@@ -113,7 +116,7 @@ class DraftRevision(models.Model):
                 object_id=str(obj.pk),
                 defaults={
                     "data": data,
-                    "base_version": obj.version,
+                    "base_version": obj.version if base_version is None else base_version,
                     "author": author,
                     "revision": number + 1,
                 },

@@ -9,6 +9,8 @@ draft's data, so validation, inline rows and the save itself are the ordinary on
 - previewing saves it for real inside a transaction, renders the item's public page from that
   state, and rolls everything back."""
 
+from typing import NamedTuple
+
 from django.contrib import messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
@@ -17,7 +19,10 @@ from django.http import Http404, HttpResponseRedirect, QueryDict
 from django.shortcuts import get_object_or_404
 from django.urls import path, resolve, reverse
 from django.utils.cache import patch_cache_control
+from taggit.managers import TaggableManager
+from taggit.utils import edit_string_for_tags, parse_tags
 
+from publishing.history import snapshot_relations, tracked_m2m_fields
 from publishing.models import Status
 from publishing.revisions import DraftRevision, StaleDraftRevision
 
@@ -79,20 +84,20 @@ class DraftRevisionAdminMixin:
                     revision.delete()
                     self.message_user(request, "The draft revision was discarded.")
                 return HttpResponseRedirect(request.path)
-            if "_save_draft_revision" in request.POST:
-                if not self.takes_draft_revisions(obj):
-                    raise PermissionDenied
-                request._saving_draft_revision = True
-            elif (
-                revision is not None
-                and request.POST.get("_draft_revision")
-                and (
-                    asked := self._reconcile_live_changes(
-                        request, obj, revision, object_id, form_url, extra_context
+            loaded = revision is not None and request.POST.get("_draft_revision")
+            saving_draft = "_save_draft_revision" in request.POST
+            if saving_draft and not self.takes_draft_revisions(obj):
+                raise PermissionDenied
+            if loaded:
+                request.POST, conflicts, _ = self._reconcile(request, obj, revision, request.POST)
+                if conflicts and saving_draft:
+                    # Saved again without choosing: still asked about when it is published.
+                    request._draft_revision_base_version = revision.base_version
+                elif conflicts:
+                    return self._ask_about_conflicts(
+                        request, object_id, form_url, extra_context, conflicts
                     )
-                )
-            ):
-                return asked
+            request._saving_draft_revision = saving_draft
             try:
                 response = super().changeform_view(request, object_id, form_url, extra_context)
             except StaleDraftRevision:  # lost a race after the check: rolled back
@@ -103,52 +108,34 @@ class DraftRevisionAdminMixin:
                     messages.ERROR,
                 )
                 return HttpResponseRedirect(request.path)
-            saved_for_real = response.status_code == 302 and not getattr(
-                request, "_saving_draft_revision", False
-            )
+            saved_for_real = response.status_code == 302 and not saving_draft
             # A draft revision loaded into the saved form is now live: it is done.
-            if saved_for_real and revision is not None and request.POST.get("_draft_revision"):
+            if saved_for_real and loaded:
                 revision.delete()
             return response
         if revision is not None and may_change and request.GET.get("live") != "1":
-            extra_context["draft_revision_loaded"] = True
-            extra_context["draft_revision_outdated"] = revision.base_version != obj.version
             return self._render_with_draft(
                 request, object_id, revision, obj, form_url, extra_context
             )
         return super().changeform_view(request, object_id, form_url, extra_context)
 
-    def _reconcile_live_changes(self, request, obj, revision, object_id, form_url, context):
-        """Before a draft revision is published over a live item changed since it was saved:
-        a field changed live only keeps its live value (the draft never touched it); a field
-        changed on both sides is asked about (`_conflict_<name>`: "live" or "draft"), both
-        values shown, until the editor has chosen for each. Returns the form asking, or None
-        (request.POST then holds what to save)."""
-        posted = request.POST.copy()
-        asked = []
-        for field, base, live in live_changes_since(obj, revision):
-            draft = posted_value(field, posted)
-            if draft == form_value(field, base):  # untouched in the draft: the live edit stays
-                set_posted(field, posted, live)
-                continue
-            if draft == form_value(field, live):
-                continue
-            choice = posted.get(f"_conflict_{field.name}")
-            if choice == "live":
-                set_posted(field, posted, live)
-            elif choice != "draft":
-                asked.append((field.name, field.verbose_name, form_value(field, live), draft))
-        request.POST = posted
-        if not asked:
-            return None
-        names = ", ".join(str(verbose) for _, verbose, _, _ in asked)
+    def _reconcile(self, request, obj, revision, posted):
+        """`posted` (a draft revision's data) against the live changes made since it was saved
+        (see reconcile_with_live), over this change form's fields."""
+        names = set(self.get_form(request, obj, change=True).base_fields)
+        return reconcile_with_live(obj, revision, posted, names)
+
+    def _ask_about_conflicts(self, request, object_id, form_url, context, conflicts):
+        """Publishing a draft revision over fields changed live since, without a choice for
+        each: nothing is saved; the form comes back asking, both values shown."""
+        names = ", ".join(conflict.verbose_name for conflict in conflicts)
         self.message_user(
             request,
             f"Changed since this draft revision was saved, on both sides: {names}. Nothing was "
             "published: choose, for each, the live value or the draft revision's, then publish.",
             messages.ERROR,
         )
-        context = {**context, "draft_conflicts": asked, "draft_revision_loaded": True}
+        context = {**context, "draft_conflicts": conflicts, "draft_revision_loaded": True}
         request._loading_draft_revision = True  # the form is rendered, never saved
         try:
             with transaction.atomic(using=router.db_for_write(self.model)):
@@ -196,9 +183,19 @@ class DraftRevisionAdminMixin:
     def _render_with_draft(self, request, object_id, revision, obj, form_url, extra_context):
         """The change form bound to the draft revision's data (Django's own rendering: the POST
         branch with a form that reports itself invalid, so nothing is saved)."""
+        posted, conflicts, kept_live = self._reconcile(
+            request, obj, revision, revision.as_post(obj.version)
+        )
+        extra_context = {
+            **extra_context,
+            "draft_revision_loaded": True,
+            "draft_conflicts": conflicts,
+            "draft_revision_kept_live": kept_live,
+            "draft_revision_outdated": revision.base_version != obj.version,
+        }
         request._loading_draft_revision = True
         method, post = request.method, request.POST
-        request.method, request.POST = "POST", revision.as_post(obj.version)
+        request.method, request.POST = "POST", posted
         try:
             # In a transaction, as Django's changeform_view runs it: the stale-edit check locks
             # the row (SELECT ... FOR UPDATE), which PostgreSQL refuses outside one.
@@ -226,7 +223,11 @@ class DraftRevisionAdminMixin:
         """Called by PublishableAdmin.save_model when the editor saved a draft revision."""
         live = type(obj)._base_manager.get(pk=obj.pk)
         request._draft_revision = DraftRevision.store(
-            live, request.POST, request.user, expected=posted_revision_number(request.POST)
+            live,
+            request.POST,
+            request.user,
+            expected=posted_revision_number(request.POST),
+            base_version=getattr(request, "_draft_revision_base_version", None),
         )
 
     def save_related(self, request, form, formsets, change):
@@ -281,8 +282,10 @@ class DraftRevisionAdminMixin:
         request._draft_revision_back_url = reverse(
             f"admin:{obj._meta.app_label}_{obj._meta.model_name}_change", args=[obj.pk]
         )
+        # What changed live only since the draft was saved stays as it is live.
+        posted, _, _ = self._reconcile(request, obj, revision, revision.as_post(obj.version))
         method, post, get = request.method, request.POST, request.GET
-        request.method, request.POST = "POST", revision.as_post(obj.version)
+        request.method, request.POST = "POST", posted
         try:
             with transaction.atomic(using=self.model._base_manager.db):
                 response = self._changeform_view(request, object_id, "", {})
@@ -324,9 +327,44 @@ def posted_revision_number(posted):
         return 0
 
 
-def live_changes_since(obj, revision):
-    """[(field, value then, value now)] of the item's own fields changed live since the draft
-    revision was saved (its history record at the revision's base version)."""
+class Conflict(NamedTuple):
+    """A field changed both live and in the draft revision since it was saved."""
+
+    name: str
+    verbose_name: str
+    live: str
+    draft: str
+
+
+def reconcile_with_live(obj, revision, posted, names):
+    """The draft revision's form data (`posted`) set against live changes made since it was
+    saved, for the form fields `names`: a field changed live only takes its live value (the
+    draft never touched it); a field changed on both sides keeps the draft's value unless the
+    editor chose (`_conflict_<name>`: "live" or "draft"). Returns (the data to use, the
+    conflicts still to choose, the names of the fields given their live value)."""
+    posted = posted.copy()
+    conflicts, kept_live = [], []
+    for field, base, live in live_changes_since(obj, revision, names):
+        draft = posted_value(field, posted)
+        if draft == base:
+            set_posted(field, posted, live)
+            kept_live.append(str(field.verbose_name))
+            continue
+        if draft == live:
+            continue
+        choice = posted.get(f"_conflict_{field.name}")
+        if choice == "live":
+            set_posted(field, posted, live)
+        elif choice != "draft":
+            verbose = str(field.verbose_name)
+            conflicts.append(Conflict(field.name, verbose, shown(field, live), shown(field, draft)))
+    return posted, conflicts, kept_live
+
+
+def live_changes_since(obj, revision, names):
+    """[(field, value then, value now)], as the change form posts them, of the item's own
+    fields and many-to-many relations among `names` changed live since the draft revision
+    was saved (its history record at the revision's base version)."""
     record = (
         obj.history.filter(version=revision.base_version)
         .order_by("-history_date", "-history_id")
@@ -336,12 +374,28 @@ def live_changes_since(obj, revision):
         return []
     changes = []
     for field in obj._meta.concrete_fields:
-        if not field.editable or field.primary_key or isinstance(field, models.DateTimeField):
+        if field.name not in names or field.primary_key:
             continue
-        then, now = getattr(record, field.attname), getattr(obj, field.attname)
+        if not field.editable or isinstance(field, models.DateTimeField):
+            continue
+        then = form_value(field, getattr(record, field.attname))
+        now = form_value(field, getattr(obj, field.attname))
+        if then != now:
+            changes.append((field, then, now))
+    relations_then = (getattr(record, "related_snapshot", None) or {}).get("m2m", {})
+    relations_now = snapshot_relations(obj)["m2m"]
+    for field in tracked_m2m_fields(type(obj)):
+        if field.name not in names or field.name not in relations_then:
+            continue
+        then = relation_value(relations_then[field.name])
+        now = relation_value(relations_now.get(field.name, []))
         if then != now:
             changes.append((field, then, now))
     return changes
+
+
+def relation_value(values):
+    return tuple(sorted(str(value) for value in values))
 
 
 def form_value(field, value):
@@ -352,16 +406,47 @@ def form_value(field, value):
 
 
 def posted_value(field, posted):
+    if isinstance(field, TaggableManager):
+        return relation_value(parse_tags(posted.get(field.name, "")))
+    if field.many_to_many:
+        return relation_value(value for value in posted.getlist(field.name) if value)
     if isinstance(field, models.BooleanField):
         return posted.get(field.name) not in (None, "", "off", "false")
     return posted.get(field.name, "")
 
 
 def set_posted(field, posted, value):
-    if isinstance(field, models.BooleanField):
+    if isinstance(field, TaggableManager):
+        posted.setlist(field.name, [edit_string_for_tags(FakeTag(name) for name in value)])
+    elif field.many_to_many:
+        posted.setlist(field.name, list(value))
+    elif isinstance(field, models.BooleanField):
         if value:
             posted.setlist(field.name, ["on"])
         else:
             posted.pop(field.name, None)
-        return
-    posted.setlist(field.name, [form_value(field, value)])
+    else:
+        posted.setlist(field.name, [value])
+
+
+class FakeTag(NamedTuple):
+    """What taggit's edit_string_for_tags reads of a tag."""
+
+    name: str
+
+
+def shown(field, value):
+    """A posted value as an editor reads it: names, not keys."""
+    if isinstance(field, TaggableManager):
+        return ", ".join(value) or "(none)"
+    if field.many_to_many:
+        rows = field.related_model._base_manager.filter(pk__in=value)
+        return ", ".join(sorted(str(row) for row in rows)) or "(none)"
+    if isinstance(field, models.BooleanField):
+        return "Yes" if value else "No"
+    if field.is_relation and value:
+        row = field.related_model._base_manager.filter(pk=value).first()
+        return str(row) if row is not None else value
+    if field.choices and value:
+        return str(dict(field.flatchoices).get(value, value))
+    return value or "(empty)"
