@@ -123,7 +123,13 @@ class DraftRevisionAdminMixin:
         """`posted` (a draft revision's data) against the live changes made since it was saved
         (see reconcile_with_live), over this change form's fields."""
         names = set(self.get_form(request, obj, change=True).base_fields)
-        return reconcile_with_live(obj, revision, posted, names)
+        posted, conflicts, kept_live = reconcile_with_live(obj, revision, posted, names)
+        inlines = [
+            (formset.get_default_prefix(), formset.model, set(formset.form.base_fields))
+            for formset, _ in self.get_formsets_with_inlines(request, obj)
+        ]
+        row_conflicts, rows_kept_live = rebase_inline_rows(posted, inlines)
+        return posted, conflicts + row_conflicts, kept_live + rows_kept_live
 
     def _ask_about_conflicts(self, request, object_id, form_url, context, conflicts):
         """Publishing a draft revision over fields changed live since, without a choice for
@@ -135,7 +141,12 @@ class DraftRevisionAdminMixin:
             "published: choose, for each, the live value or the draft revision's, then publish.",
             messages.ERROR,
         )
-        context = {**context, "draft_conflicts": conflicts, "draft_revision_loaded": True}
+        context = {
+            **context,
+            "draft_conflicts": conflicts,
+            "draft_revision_loaded": True,
+            "draft_row_bases": row_bases(request.POST),
+        }
         request._loading_draft_revision = True  # the form is rendered, never saved
         try:
             with transaction.atomic(using=router.db_for_write(self.model)):
@@ -191,6 +202,7 @@ class DraftRevisionAdminMixin:
             "draft_revision_loaded": True,
             "draft_conflicts": conflicts,
             "draft_revision_kept_live": kept_live,
+            "draft_row_bases": row_bases(posted),
             "draft_revision_outdated": revision.base_version != obj.version,
         }
         request._loading_draft_revision = True
@@ -361,6 +373,80 @@ def reconcile_with_live(obj, revision, posted, names):
     return posted, conflicts, kept_live
 
 
+# Kept in a draft revision's inline row rebased with a conflict still to choose: the row's
+# version the draft was written against, so publishing still asks.
+ROW_BASE = "draft_base_version"
+
+
+def rebase_inline_rows(posted, inlines):
+    """Rebase the draft revision's inline rows (`posted`, changed in place) on the rows as
+    they are now, for each (prefix, model, form field names) of `inlines` whose model keeps
+    versions: a row saved since the draft was written gets its current version (so the
+    stale-edit check passes), its live changes where the draft did not touch the field, and
+    the draft's values where the row did not change; a field changed on both sides keeps the
+    draft's value unless the editor chose (`_conflict_<prefix>-<n>-<field>`). Returns (the
+    conflicts still to choose, the fields given their live value)."""
+    conflicts, kept_live = [], []
+    for prefix, model, names in inlines:
+        if not any(field.name == "version" for field in model._meta.concrete_fields):
+            continue
+        keys = {}
+        for number in range(form_count(posted, prefix)):
+            pk = posted.get(f"{prefix}-{number}-id", "")
+            if pk.isdigit():
+                keys[int(pk)] = f"{prefix}-{number}"
+        for row in model._base_manager.filter(pk__in=keys):
+            key = keys[row.pk]
+            try:
+                base = int(posted.get(f"{key}-{ROW_BASE}") or posted.get(f"{key}-edit_version"))
+            except (TypeError, ValueError):
+                continue
+            if base == row.version:
+                continue
+            posted.setlist(f"{key}-edit_version", [str(row.version)])
+            posted.pop(f"{key}-{ROW_BASE}", None)
+            record = row.history.filter(version=base).order_by("-history_date", "-history_id")
+            record = record.first()
+            if record is None:
+                continue
+            asked = []
+            for field in model._meta.concrete_fields:
+                if field.name not in names or field.primary_key or not field.editable:
+                    continue
+                then = form_value(field, getattr(record, field.attname))
+                now = form_value(field, getattr(row, field.attname))
+                if then == now:
+                    continue
+                name = f"{key}-{field.name}"
+                label = f"{row}: {field.verbose_name}"
+                draft = posted_value(field, posted, name)
+                if draft == then:
+                    set_posted(field, posted, now, name)
+                    kept_live.append(label)
+                elif draft != now:
+                    choice = posted.get(f"_conflict_{name}")
+                    if choice == "live":
+                        set_posted(field, posted, now, name)
+                    elif choice != "draft":
+                        asked.append(Conflict(name, label, shown(field, now), shown(field, draft)))
+            if asked:
+                posted.setlist(f"{key}-{ROW_BASE}", [str(base)])
+                conflicts += asked
+    return conflicts, kept_live
+
+
+def row_bases(posted):
+    """[(name, value)] of the rows' kept base versions, posted back with the form."""
+    return [(key, posted[key]) for key in posted if key.endswith(f"-{ROW_BASE}")]
+
+
+def form_count(posted, prefix):
+    try:
+        return min(int(posted.get(f"{prefix}-TOTAL_FORMS", 0)), 1000)
+    except ValueError:
+        return 0
+
+
 def live_changes_since(obj, revision, names):
     """[(field, value then, value now)], as the change form posts them, of the item's own
     fields and many-to-many relations among `names` changed live since the draft revision
@@ -405,28 +491,31 @@ def form_value(field, value):
     return "" if value is None else str(value)
 
 
-def posted_value(field, posted):
+def posted_value(field, posted, key=None):
+    """The value posted for `field` (under `key`: an inline row's `<prefix>-<n>-<name>`)."""
+    key = key or field.name
     if isinstance(field, TaggableManager):
-        return relation_value(parse_tags(posted.get(field.name, "")))
+        return relation_value(parse_tags(posted.get(key, "")))
     if field.many_to_many:
-        return relation_value(value for value in posted.getlist(field.name) if value)
+        return relation_value(value for value in posted.getlist(key) if value)
     if isinstance(field, models.BooleanField):
-        return posted.get(field.name) not in (None, "", "off", "false")
-    return posted.get(field.name, "")
+        return posted.get(key) not in (None, "", "off", "false")
+    return posted.get(key, "")
 
 
-def set_posted(field, posted, value):
+def set_posted(field, posted, value, key=None):
+    key = key or field.name
     if isinstance(field, TaggableManager):
-        posted.setlist(field.name, [edit_string_for_tags(FakeTag(name) for name in value)])
+        posted.setlist(key, [edit_string_for_tags(FakeTag(name) for name in value)])
     elif field.many_to_many:
-        posted.setlist(field.name, list(value))
+        posted.setlist(key, list(value))
     elif isinstance(field, models.BooleanField):
         if value:
-            posted.setlist(field.name, ["on"])
+            posted.setlist(key, ["on"])
         else:
-            posted.pop(field.name, None)
+            posted.pop(key, None)
     else:
-        posted.setlist(field.name, [value])
+        posted.setlist(key, [value])
 
 
 class FakeTag(NamedTuple):
