@@ -70,6 +70,7 @@ def test_the_loaded_draft_revision_names_what_changed_live_with_both_values(
     assert "Changed since this draft revision was saved" in page
     conflict = page.split("Changed since this draft revision was saved")[1].split("Title")[0]
     assert "Corrected live standfirst." in conflict and "The draft's standfirst." in conflict
+    assert "kept as published (the draft revision had not changed them): title." in page
     form = admin_form_data(response, ResearchNote)
     assert form["title"] == ["Corrected live title"]  # changed live only: the live value
     assert form["dek"] == ["The draft's standfirst."]  # the draft's, until the editor chooses
