@@ -84,6 +84,7 @@ def test_publishing_a_draft_revision_keeps_live_edits_and_asks_on_both(
     assert drafting.locator("#id_title").input_value() == "Corrected live title"
     notes = drafting.locator(".draft-revision-note").all_inner_texts()
     assert any("Corrected live standfirst." in text and "The draft's" in text for text in notes)
+    assert any("kept as published" in text and "title" in text for text in notes)
     drafting.click("input[name=_publish_draft_revision]")
     assert "Nothing was published" in messages_of(drafting)
     assert ResearchNote.objects.get(pk=note.pk).dek == "Corrected live standfirst."
