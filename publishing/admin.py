@@ -158,6 +158,10 @@ class PublishableForm(forms.ModelForm):
     )
     publishing_user = None
     saving_draft_revision = False
+    # On a change form (not a revert, not a draft revision): a copy whose own fields are
+    # untouched writes nothing of them, so it is not refused for being stale and does not
+    # bump the version (its inline rows are judged row by row).
+    untouched_saves_nothing = False
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -182,7 +186,7 @@ class PublishableForm(forms.ModelForm):
     def clean(self):
         cleaned_data = super().clean()
         expected = cleaned_data.get("edit_version")
-        if self.instance.pk is None or expected is None:
+        if self.instance.pk is None or expected is None or self.writes_nothing():
             return cleaned_data
         current = self._stored_version(lock=True)
         if current != expected:
@@ -196,6 +200,9 @@ class PublishableForm(forms.ModelForm):
 
     def edited_fields(self):
         return [name for name in self.changed_data if name not in ("edit_version", "change_reason")]
+
+    def writes_nothing(self):
+        return self.untouched_saves_nothing and not self.edited_fields()
 
     def _post_clean(self):
         super()._post_clean()  # the instance now holds the posted values
@@ -365,6 +372,11 @@ class PublishableAdmin(
         form.publishing_user = request.user  # a class made for this request
         # A draft revision of a live item may be incomplete: the rules apply when it is published.
         form.saving_draft_revision = getattr(request, "_saving_draft_revision", False)
+        form.untouched_saves_nothing = (
+            change
+            and not form.saving_draft_revision
+            and getattr(request, "_reverting_record", None) is None
+        )
         return form
 
     def get_fieldsets(self, request, obj=None):
@@ -397,6 +409,8 @@ class PublishableAdmin(
     def save_model(self, request, obj, form, change):
         if getattr(request, "_saving_draft_revision", False):
             return self.save_draft_revision(request, obj, form)  # the live row stays as it is
+        if change and form.writes_nothing():
+            return  # the inline rows may change; the item's own row stays as stored
         obj._change_reason = fit_change_reason(form.cleaned_data.get("change_reason") or None)
         record = getattr(request, "_reverting_record", None)
         if record is not None:
@@ -412,7 +426,9 @@ class PublishableAdmin(
     def save_formset(self, request, form, formset, change):
         super().save_formset(request, form, formset, change)
         for row in formset.forms:
-            if row.has_changed() and row.instance.pk is not None:
+            if getattr(row, "refusal", None):
+                self.message_user(request, row.refusal, messages.WARNING)
+            elif row.has_changed() and row.instance.pk is not None:
                 warn_of_stripped_markup(self, request, row.instance)
 
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):

@@ -4,6 +4,7 @@ from django.contrib.admin.widgets import AutocompleteSelect, RelatedFieldWidgetW
 from django.db.models import Q
 from django.forms.models import BaseInlineFormSet, InlineForeignKeyField
 from django.urls import reverse
+from django.utils.functional import cached_property
 from django.utils.html import format_html
 from django.utils.text import Truncator
 from simple_history.admin import SimpleHistoryAdmin
@@ -266,14 +267,21 @@ EDGE_STATUS_LABELS = {
 class CitationInlineForm(PublishableForm):
     """An edge edited on one of its papers' pages. That paper is the inline's hidden foreign
     key, so an error the model puts on it (`Citation.check_edge`) is shown on the other end,
-    the field the editor chose. A new edge follows its papers unless the editor holds it back;
-    a row someone saved since this copy was read is refused (the stale-edit check of
-    PublishableForm, on the rows the editor changed)."""
+    the field the editor chose. A new edge follows its papers unless the editor holds it back.
+
+    Each row carries the values it was opened with (hidden initial values), so a save knows
+    which fields this editor changed. A row nobody saved since is saved as usual. A row someone
+    saved since is merged field by field: the fields she changed are written, the others keep
+    what is stored now. A field both changed to different values (or a deletion of a row
+    changed meanwhile) refuses that row alone: it is left as stored and `refusal` says why,
+    with both values; the paper's other rows are saved."""
 
     ENDS = ("citing_paper", "cited_paper")
+    BOOKKEEPING = ("edit_version", "change_reason", "id", "DELETE")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.refusal = None
         if "status" in self.fields:
             self.fields["status"].choices = [
                 (value, EDGE_STATUS_LABELS.get(value, label))
@@ -286,24 +294,134 @@ class CitationInlineForm(PublishableForm):
                 self.fields["status"].initial = Status.PUBLISHED
         if "context" in self.fields:
             self.fields["context"].widget = forms.Textarea(attrs={"rows": 2, "cols": 32})
+        for name in self.compared_fields():
+            self.fields[name].show_hidden_initial = True
+
+    def compared_fields(self):
+        """The row's own fields and its other end: what the editor sees and may change."""
+        return [
+            name
+            for name, field in self.fields.items()
+            if name not in self.BOOKKEEPING and not isinstance(field, InlineForeignKeyField)
+        ]
 
     def initial_version(self):
         return self.instance.version  # the row was read with its formset a moment ago
 
+    def opened_value(self, name):
+        """The field's value when the editor opened the page: its hidden initial value, or
+        the stored one when the post carries none."""
+        field, key = self.fields[name], self.add_initial_prefix(name)
+        if key not in self.data:
+            return self.get_initial_for_field(field, name)
+        return self._widget_data_value(field.hidden_widget(), key)
+
+    def same(self, name, first, second):
+        field = self.fields[name]
+        return comparable(field, first) == comparable(field, second)
+
+    @cached_property
+    def changed_data(self):
+        """The fields this editor changed, from the values she opened the row with (not from
+        the stored ones, which someone else may have changed since)."""
+        if self.refusal is not None:
+            return []
+        compared = self.compared_fields() if self.instance.pk is not None else ()
+        return [
+            name
+            for name, bound in self._bound_items()
+            # The version a row was opened at is no change of hers.
+            if name not in ("edit_version", "change_reason")
+            and (
+                not self.same(name, self.opened_value(name), bound.data)
+                if name in compared
+                else bound._has_changed()
+            )
+        ]
+
+    def has_changed(self):
+        return self.refusal is None and super().has_changed()
+
     def clean(self):
-        if self.instance.pk is not None and not self.edited_fields():
-            # An untouched row saves nothing, so a newer stored copy loses nothing.
-            return forms.ModelForm.clean(self)
-        return super().clean()
+        cleaned_data = forms.ModelForm.clean(self)
+        expected = cleaned_data.get("edit_version")
+        deleting = bool(cleaned_data.get("DELETE"))
+        if self.instance.pk is None or not (self.edited_fields() or deleting):
+            return cleaned_data  # an untouched row saves nothing: a newer copy loses nothing
+        if expected is None or self._stored_version(lock=True) == expected:
+            return cleaned_data  # nobody saved this row since it was opened
+        stored = type(self.instance)._base_manager.get(pk=self.instance.pk)
+        compared = self.compared_fields()
+        theirs = [n for n in compared if not self.same(n, self.opened_value(n), getattr(stored, n))]
+        if deleting:
+            if theirs:
+                self.refuse(stored, theirs, "Not deleted", mine=self.opened_value)
+            return cleaned_data
+        edited = [name for name in self.edited_fields() if name in compared]
+        conflicts = [
+            name
+            for name in edited
+            if name in theirs and not self.same(name, cleaned_data.get(name), getattr(stored, name))
+        ]
+        if conflicts:
+            self.refuse(stored, conflicts, "Not saved", mine=cleaned_data.get)
+            return cleaned_data
+        for name in compared:
+            if name not in edited:
+                cleaned_data[name] = getattr(stored, name)  # another editor's change stays
+        return cleaned_data
+
+    def refuse(self, stored, names, verdict, mine):
+        """Leave the row as it is stored, saying why: each field, hers and the stored value."""
+        fields = "; ".join(
+            f"{self.fields[name].label}: yours “{shown(self.fields[name], mine(name))}”, "
+            f"saved meanwhile “{shown(self.fields[name], getattr(stored, name))}”"
+            for name in names
+        )
+        self.refusal = (
+            f"{verdict}: the edge {stored}. Someone saved it while you were editing ({fields}); "
+            "it is kept as they saved it. Open the paper again to see it and redo your change."
+        )
+        for name in self.compared_fields():
+            self.cleaned_data[name] = getattr(stored, name)
+        self.cleaned_data["DELETE"] = False
+        self.__dict__.pop("changed_data", None)
 
     def add_error(self, field, error):
         if field is None and hasattr(error, "error_dict"):
-            for hidden, shown in (self.ENDS, self.ENDS[::-1]):
+            for hidden, chosen in (self.ENDS, self.ENDS[::-1]):
                 if isinstance(self.fields.get(hidden), InlineForeignKeyField):
                     moved = error.error_dict.pop(hidden, [])
                     if moved:
-                        error.error_dict.setdefault(shown, []).extend(moved)
+                        error.error_dict.setdefault(chosen, []).extend(moved)
         super().add_error(field, error)
+
+
+def comparable(field, data):
+    """A field's value, posted or stored, in one form to compare: a foreign key by its key,
+    anything else as the field cleans it."""
+    if isinstance(field, forms.ModelChoiceField):
+        key = field.prepare_value(data)
+        return "" if key in (None, "") else str(key)
+    try:
+        data = field.to_python(data)
+    except forms.ValidationError:
+        return data
+    return "" if data is None else data
+
+
+def shown(field, data):
+    """A value as the editor reads it: a related row by its name, a choice by its label."""
+    if isinstance(field, forms.ModelChoiceField):
+        key = comparable(field, data)
+        if not key:
+            return "none"
+        return str(data if hasattr(data, "_meta") else field.queryset.filter(pk=key).first())
+    if isinstance(field, forms.BooleanField):
+        return "yes" if comparable(field, data) else "no"
+    if isinstance(field, forms.ChoiceField):
+        return str(dict(field.choices).get(data, data or "none"))
+    return str(data) if data not in (None, "") else "empty"
 
 
 class CitationInline(KnownLabelsMixin, LengthCheckedOnSaveMixin, admin.TabularInline):

@@ -104,7 +104,12 @@ def test_saving_a_published_paper_with_held_back_edges_warns(editor_client):
     assert any("1 of its citation edges is held back" in message for message in messages)
 
 
-def test_a_stale_inline_row_does_not_overwrite_a_newer_correction(editor_client, second_editor):
+@pytest.mark.parametrize("touched", [False, True], ids=["row untouched", "row changed"])
+def test_a_stale_inline_row_does_not_overwrite_a_newer_correction(
+    editor_client, second_editor, touched
+):
+    """Only the row both changed is refused (and said so), not the editor's whole save: the
+    paper's own fields, which nobody else changed, are saved."""
     hub = PaperFactory()
     edge = CitationFactory(cited_paper=hub, context="Original sentence.")
     _, stale_copy = open_form(editor_client, hub)
@@ -119,14 +124,18 @@ def test_a_stale_inline_row_does_not_overwrite_a_newer_correction(editor_client,
 
     # Editor A saves the paper from the older copy, which still holds the old sentence.
     stale_copy["summary"] = ["Editor A's summary."]
-    response = editor_client.post(change_url(hub), stale_copy)
+    if touched:
+        stale_copy["citations_received-0-context"] = ["Editor A's sentence."]
+    response = editor_client.post(change_url(hub), stale_copy, follow=True)
 
     assert response.status_code == 200
-    formset = response.context["inline_admin_formsets"][2].formset
-    row_errors = [str(error) for form in formset for error in form.non_field_errors()]
-    assert any("Someone else saved this citation" in error for error in row_errors)
+    refusals = [str(m) for m in response.context["messages"] if "Not saved" in str(m)]
+    assert len(refusals) == int(touched)
+    if touched:
+        assert "“Editor A's sentence.”" in refusals[0]
+        assert "“Corrected sentence.”" in refusals[0]
     assert Citation.objects.get(pk=edge.pk).context == "Corrected sentence."
-    assert Paper.objects.get(pk=hub.pk).summary != "Editor A's summary."
+    assert Paper.objects.get(pk=hub.pk).summary == "Editor A's summary."
 
 
 def test_an_untouched_row_changed_elsewhere_does_not_block_the_save(editor_client):
