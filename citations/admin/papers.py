@@ -437,6 +437,9 @@ class CitationInline(KnownLabelsMixin, LengthCheckedOnSaveMixin, admin.TabularIn
     show_change_link = True
     other_end = None
 
+    class Media:
+        css = {"all": ["css/admin-edges.css"]}  # the rows fit the admin's width
+
     def get_fields(self, request, obj=None):
         fields = [
             "status",
