@@ -38,6 +38,13 @@ CHANGELOG = [
                 "`page=` on /results/: still answered, by page number, with `Deprecation` and "
                 "`Sunset` (2027-06-07) headers; use the `next` (cursor) links instead.",
             ),
+            (
+                "added",
+                "Import runs (`/api/v1/imports/`) carry `format_name`, the format by its name "
+                "(“BibTeX”), and `summary`, what the run did or would do in sentences "
+                "(“Created 4 papers and updated 1.”); a guessed `format` is filled in by the dry "
+                "run, and `report` and `dry_run` open with the same sentences.",
+            ),
         ],
     },
     {

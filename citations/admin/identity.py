@@ -12,7 +12,7 @@ from django.utils.html import format_html
 
 from citations.duplicates import DuplicateScan, PossibleDuplicatePair
 from citations.identity import PaperIdentifier, PaperMerge, PaperSlugAlias, PendingCitation
-from citations.importers import FORMATS, BadImportFile
+from citations.importers import FORMAT_NAMES, FORMATS, BadImportFile
 from citations.importers.apply import IMPORT_PUBLISH_REFUSED, may_import_live, run_refusal
 from citations.importers.runs import ImportRun
 from citations.merging import merge_papers, undo_merge
@@ -31,8 +31,7 @@ class ImportForm(forms.Form):
     format = forms.ChoiceField(
         choices=[
             ("", "Guess from the content"),
-            *[(f, f) for f in FORMATS],
-            ("arxiv-ids", "arXiv ids"),
+            *[(f, FORMAT_NAMES[f]) for f in (*FORMATS, "arxiv-ids")],
         ],
         required=False,
     )
@@ -57,25 +56,66 @@ class ImportForm(forms.Form):
 
 @admin.register(ImportRun)
 class ImportRunAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "created_by", "created_at", "state", "progress", "records"]
+    """A run's page follows its progress: it refreshes itself while the run is queued, running
+    or being dry-run (change_form.html), and says what it did in sentences."""
+
+    list_display = ["__str__", "editor", "created_at", "state", "progress", "outcome"]
     list_filter = ["state"]
+    change_form_template = "admin/citations/importrun/change_form.html"
     readonly_fields = [
         "name",
-        "format",
+        "format_name",
         "size",
         "publish",
         "state",
         "records",
         "processed",
         "progress",
-        "counts",
-        "created_by",
+        "outcome",
+        "editor",
         "created_at",
-        "finished_at",
-        "task_id",
-        "dry_run",
-        "report",
+        "finished",
+        "worker_task",
+        "dry_run_report",
+        "final_report",
     ]
+    fields = readonly_fields
+    FOLLOWED_STATES = (ImportRun.State.CHECKING, ImportRun.State.QUEUED, ImportRun.State.RUNNING)
+
+    @admin.display(description="format")
+    def format_name(self, run):
+        return run.format_name
+
+    @admin.display(description="what it did")
+    def outcome(self, run):
+        return run.summary
+
+    @admin.display(description="started by")
+    def editor(self, run):
+        return run.created_by or "an account deleted since"
+
+    @admin.display(description="finished at")
+    def finished(self, run):
+        return run.finished_at or f"Not finished: {run.get_state_display().lower()}."
+
+    @admin.display(description="worker task")
+    def worker_task(self, run):
+        return run.task_id or "No worker task: it ran in the editor's request."
+
+    @admin.display(description="dry run")
+    def dry_run_report(self, run):
+        return run.dry_run or "No dry run yet."
+
+    @admin.display(description="report")
+    def final_report(self, run):
+        if run.report:
+            return run.report
+        return f"No report yet: the import is {run.get_state_display().lower()}."
+
+    def render_change_form(self, request, context, *args, **kwargs):
+        run = context.get("original")
+        context["follows_progress"] = run is not None and run.state in self.FOLLOWED_STATES
+        return super().render_change_form(request, context, *args, **kwargs)
 
     @admin.display(description="progress")
     def progress(self, run):
@@ -141,9 +181,13 @@ class ImportRunAdmin(admin.ModelAdmin):
                 self.message_user(request, str(error), messages.ERROR)
             else:
                 if run.state == ImportRun.State.QUEUED:
-                    self.message_user(request, f"{run.records} records queued for the worker.")
+                    records = f"{run.records:,} record{'s' if run.records != 1 else ''}"
+                    self.message_user(
+                        request,
+                        f"Queued {records} for the worker: this page follows its progress.",
+                    )
                 else:
-                    self.message_user(request, f"Imported: {run.counts}.", messages.SUCCESS)
+                    self.message_user(request, f"Imported. {run.summary}", messages.SUCCESS)
             return redirect("admin:citations_importrun_change", run.pk)
         context = {
             **self.admin_site.each_context(request),

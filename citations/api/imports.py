@@ -65,13 +65,23 @@ class ImportRunSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
     counts = CountsField(read_only=True)
     percent = serializers.IntegerField(read_only=True)
+    format_name = serializers.CharField(
+        read_only=True,
+        help_text="The format by its name (“BibTeX”); a guessed format is named once the dry "
+        "run has read the text.",
+    )
+    summary = serializers.CharField(
+        read_only=True,
+        help_text="What the run did, or its dry run says it would do, in sentences "
+        "(“Created 4 papers and updated 1.”): `counts` in words.",
+    )
 
     class Meta:
         model = ImportRun
         fields = [
-            "id", "url", "name", "format", "size", "state", "publish", "records", "processed",
-            "percent",
-            "counts", "dry_run", "report", "created_at", "finished_at",
+            "id", "url", "name", "format", "format_name", "size", "state", "publish", "records",
+            "processed", "percent",
+            "counts", "summary", "dry_run", "report", "created_at", "finished_at",
         ]  # fmt: skip
 
     def get_url(self, run) -> str:

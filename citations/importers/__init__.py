@@ -20,9 +20,19 @@ PARSERS = {
     "csl": csl.parse,
 }
 FORMATS = tuple(PARSERS)
+# Each format (and a list of arXiv ids) by the name editors know it by.
+FORMAT_NAMES = {
+    "bibtex": "BibTeX",
+    "arxiv": "arXiv API (Atom)",
+    "openalex": "OpenAlex",
+    "s2": "Semantic Scholar",
+    "csl": "CSL-JSON",
+    "arxiv-ids": "arXiv ids",
+}
 
 __all__ = [
     "FORMATS",
+    "FORMAT_NAMES",
     "BadImportFile",
     "PaperRecord",
     "Plan",

@@ -36,6 +36,7 @@ from citations.identity import PaperIdentifier, PaperSlugAlias, PendingCitation,
 from citations.importers.apply import apply_paper_step, edge_source, new_paper
 from citations.importers.plan import fit_to_columns, merge_duplicates, paper_step, title_match
 from citations.importers.records import BadImportFile
+from citations.importers.wording import counts_in_words, plural
 from citations.models import (
     Author,
     Authorship,
@@ -85,9 +86,9 @@ class BulkReport:
             self.add("more notes")
 
     def report(self):
-        counts = ", ".join(f"{n} {what}" for what, n in sorted(self.counts.items()))
+        counts = counts_in_words(self.counts, self.applied)
         verb = "applied" if self.applied else "dry run (rolled back)"
-        lines = [f"{self.records} records, {verb} in {self.seconds:.1f}s: {counts or 'nothing'}"]
+        lines = [f"{plural(self.records, 'record')}, {verb} in {self.seconds:.1f}s: {counts}"]
         return "\n".join(lines + self.notes)
 
     def as_dict(self):

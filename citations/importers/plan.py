@@ -8,6 +8,7 @@ from django.db.models import Q
 from citations.identifiers import merged_arxiv_versions
 from citations.identity import identifiers_of, papers_with_identifiers
 from citations.importers.records import normalised_title
+from citations.importers.wording import counts_in_words, plural
 from citations.models import Author, CitationSource, Paper
 
 # Edges an import may classify further; an editor's (or an author's) classification stays.
@@ -149,9 +150,10 @@ class Plan:
     def changes_anything(self):
         return any(step.action != "skip" for step in [*self.papers, *self.edges])
 
-    def report(self):
-        counts = ", ".join(f"{n} {what}" for what, n in sorted(self.counts().items()))
-        lines = [f"{len(self.papers)} papers, {len(self.edges)} edges: {counts or 'nothing'}"]
+    def report(self, applied=False):
+        """The dry run's text (or, `applied`, what was done): a summary, then a line a step."""
+        papers, edges = plural(len(self.papers), "paper"), plural(len(self.edges), "edge")
+        lines = [f"{papers}, {edges}: {counts_in_words(self.counts(), applied)}"]
         lines += [step.line() for step in self.papers]
         for step in self.papers:
             lines += [

@@ -15,8 +15,9 @@ from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transac
 from django.utils import timezone
 from django.utils.functional import cached_property
 
-from citations.importers import BadImportFile, make_plan, parse
+from citations.importers import FORMAT_NAMES, BadImportFile, detect_format, make_plan, parse
 from citations.importers.bulk import bulk_import, is_big, is_openalex_jsonl
+from citations.importers.wording import counts_in_words
 
 # Files with more records than this are dry-run and applied by the background worker.
 BACKGROUND_FROM = getattr(settings, "IMPORT_BACKGROUND_FROM", 500)
@@ -74,6 +75,28 @@ class ImportRun(models.Model):
     @property
     def percent(self):
         return round(100 * self.processed / self.records) if self.records else 0
+
+    @property
+    def format_name(self):
+        """The format's name as editors know it ("BibTeX"); the dry run finds a guessed one."""
+        if not self.format:
+            return "guessed from the content when the dry run reads it"
+        return FORMAT_NAMES.get(self.format, self.format)
+
+    @property
+    def summary(self):
+        """What the run did, or its dry run says it would do, in sentences."""
+        if self.state == self.State.DONE:
+            return counts_in_words(self.counts, applied=True)
+        if self.state == self.State.FAILED:
+            # A batched run keeps the batches written before the failure (run it again).
+            return f"Failed after {self.processed:,} of {self.records:,} records: see the report."
+        if self.state == self.State.CHECKING:
+            return "The dry run is not finished yet."
+        words = counts_in_words(self.counts, applied=False)
+        if self.state == self.State.PREVIEWED:
+            return words
+        return f"{self.get_state_display()}: {words[0].lower()}{words[1:]}"
 
     @property
     def in_background(self):
@@ -200,14 +223,17 @@ class ImportRun(models.Model):
             plan = bulk_import(
                 [("", self.lines())], apply=False, publish=self.publish, progress=self.progress
             )
-            records, counts = plan.records, plan.counts
+            records, counts, self.format = plan.records, plan.counts, "openalex"
         else:
-            parsed = parse(self.text, self.format or None)
+            text = self.text
+            self.format = self.format or detect_format(text)  # named, once known, on its page
+            parsed = parse(text, self.format)
             plan = make_plan(parsed, publish=self.publish)
             records, counts = len(parsed), plan.counts()
         self.state, self.records, self.processed = self.State.PREVIEWED, records, 0
         self.dry_run, self.counts = plan.report(), counts
-        self.save(update_fields=["state", "records", "processed", "dry_run", "counts"])
+        fields = ["state", "records", "processed", "dry_run", "counts", "format"]
+        self.save(update_fields=fields)
         return plan
 
     def make_dry_run_on_worker(self):
@@ -251,14 +277,14 @@ class ImportRun(models.Model):
             if len(records) <= BACKGROUND_FROM:
                 plan = make_plan(records, publish=self.publish)
                 plan.apply()
-                self.finish(plan.report(), plan.counts(), len(records))
+                self.finish(plan.report(applied=True), plan.counts(), len(records))
                 return
             lines, counts = [], {}
             for start in range(0, len(records), BATCH_SIZE):
                 with transaction.atomic():
                     plan = make_plan(records[start : start + BATCH_SIZE], publish=self.publish)
                     plan.apply()
-                lines.append(plan.report())
+                lines.append(plan.report(applied=True))
                 for key, n in plan.counts().items():
                     counts[key] = counts.get(key, 0) + n
                 ImportRun.objects.filter(pk=self.pk).update(

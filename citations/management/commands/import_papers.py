@@ -7,6 +7,7 @@ from django.db import transaction
 
 from citations.importers import FORMATS, BadImportFile, iter_record_batches, make_plan, parse
 from citations.importers.bulk import BATCH_SIZE, bulk_import, is_big_openalex_file
+from citations.importers.wording import counts_in_words
 
 
 class Command(BaseCommand):
@@ -68,6 +69,7 @@ class Command(BaseCommand):
             plan.apply()
         except BadImportFile as error:
             raise CommandError(str(error)) from None
+        self.stdout.write(counts_in_words(plan.counts(), applied=True))
         self.stdout.write(self.style.SUCCESS("Applied."))
 
     def handle_in_batches(self, paths, format, apply, publish, size):
@@ -82,12 +84,15 @@ class Command(BaseCommand):
                     counts = plan.counts()
                     for key, n in counts.items():
                         totals[key] = totals.get(key, 0) + n
-                    self.stdout.write(f"{path} batch {number}: {len(records)} records, {counts}")
+                    self.stdout.write(
+                        f"{path} batch {number}: {len(records)} records. "
+                        + counts_in_words(counts, apply)
+                    )
             except OSError as error:
                 raise CommandError(f"{path}: {error.strerror}") from None
             except BadImportFile as error:
                 raise CommandError(f"{path}: {error}") from None
-        self.stdout.write(f"Total: {totals}")
+        self.stdout.write(f"Total: {counts_in_words(totals, apply)}")
         if not apply:
             self.stdout.write(
                 "Dry run: nothing written (each batch is planned against what is already here, "
