@@ -35,7 +35,10 @@ class ImportRequestSerializer(serializers.Serializer):
     text = serializers.CharField(required=False, trim_whitespace=False, allow_blank=False)
     file = serializers.FileField(required=False)
     format = serializers.ChoiceField(
-        choices=[*FORMATS, "arxiv-ids"], required=False, help_text="Guessed when omitted."
+        choices=[*FORMATS, "arxiv-ids"],
+        required=False,
+        help_text="Guessed from the content when omitted: bibtex, arxiv (Atom), openalex, s2 "
+        "(Semantic Scholar), csl (CSL-JSON), ris, arxiv-ids (one id per line).",
     )
     apply = serializers.BooleanField(
         default=False, help_text="Write at once; by default only the dry run is returned."
@@ -90,7 +93,7 @@ class ImportRunSerializer(serializers.ModelSerializer):
 
 class ImportListView(StrictQueryParametersMixin, APIView):
     """Import papers (and their citation edges) from BibTeX, arXiv API Atom, OpenAlex,
-    Semantic Scholar, CSL-JSON or a list of arXiv ids. Without `apply` it is a dry run (the
+    Semantic Scholar, CSL-JSON, RIS or a list of arXiv ids. Without `apply` it is a dry run (the
     report of what would be created, updated, merged or skipped); `apply` writes it (a large
     file is dry-run, or applied, on the task queue: 202, follow its `url`)."""
 

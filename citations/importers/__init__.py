@@ -8,7 +8,7 @@ The management command (`import_papers`), the admin and the API (`POST /api/v1/i
 go through these three calls.
 """
 
-from citations.importers import arxiv, bibtex, csl, openalex, semantic_scholar
+from citations.importers import arxiv, bibtex, csl, openalex, ris, semantic_scholar
 from citations.importers.plan import Plan, make_plan
 from citations.importers.records import BadImportFile, PaperRecord
 
@@ -18,6 +18,7 @@ PARSERS = {
     "openalex": openalex.parse,
     "s2": semantic_scholar.parse,
     "csl": csl.parse,
+    "ris": ris.parse,
 }
 FORMATS = tuple(PARSERS)
 # Each format (and a list of arXiv ids) by the name editors know it by.
@@ -50,6 +51,8 @@ def detect_format(text):
         return "bibtex"
     if head.startswith("<"):
         return "arxiv"
+    if head.startswith("TY  -"):
+        return "ris"
     if head.startswith(("{", "[")):
         if '"https://openalex.org/' in head:
             return "openalex"

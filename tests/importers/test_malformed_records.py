@@ -31,6 +31,12 @@ def openalex(**fields):
     return json.dumps({**WORK, **fields})
 
 
+def ris(**tags):
+    """One RIS record: a title and the given tags."""
+    lines = [f"{tag}  - {value}" for tag, value in {"TI": "T", **tags}.items()]
+    return "\n".join(["TY  - JOUR", *lines, "ER  - ", ""])
+
+
 def nested(depth):
     return "[" * depth + "]" * depth
 
@@ -74,6 +80,16 @@ CASES = [
     ("arxiv", ATOM.format(version="v5000", title="T"), ["2401.00001", "version"]),
     ("arxiv", ATOM.format(version="v" + "9" * 20, title="T"), ["2401.00001", "version"]),
     ("arxiv", ATOM.format(version="v1", title="t" * 100_000), ["2401.00001", "title"]),
+    ("ris", ris(PY="9" * 5000), ["record 1", "PY"]),
+    ("ris", ris(DA="2024/99/99"), ["record 1", "DA"]),
+    ("ris", ris(TI="t" * 100_000), ["record 1", "TI"]),
+    ("ris", ris(AB="a\n" * 60_000), ["record 1", "AB"]),  # inline: under 256 KB
+    ("ris", ris(UR="https://arxiv.org/abs/2401.00001v" + "9" * 20), ["record 1", "version"]),
+    ("ris", ris(AU="x\x00y"), ["record 1", "AU"]),
+    ("ris", ris(DO="10.1 not a doi"), ["record 1", "DO"]),
+    ("ris", ris(VL="v" * 200_000), ["record 1", "VL"]),
+    ("ris", ris()[: -len("ER  - \n")], ["record 1", "ER"]),
+    ("ris", "TY  - JOUR\nTI  - T\n" + "KW  - k\n" * 20_000 + "ER  - \n", ["record 1", "values"]),
 ]
 
 
@@ -177,6 +193,27 @@ def malformed_atom_record(draw):
     return "arxiv", ATOM.format(version=f"v{version}" if version else "", title=escaped)
 
 
+RIS_TAGS = ["TY", "TI", "T1", "AU", "A1", "PY", "DA", "Y1", "T2", "JO", "JF", "DO", "UR",
+            "AB", "N1", "N2", "KW", "PB", "AD", "ID", "VL", "UK", "ER", "XX"]  # fmt: skip
+RIS_VALUES = st.one_of(
+    st.text(max_size=40),
+    st.sampled_from(
+        ["9" * 5000, "2024/99/99", "2024///", "https://arxiv.org/abs/2401.00001v99999999999",
+         "arXiv:2401.00001v0", "10.48550/arXiv.x", "\x00", "\ud800", "a;b;;c", "Smith, , Jr.",
+         ",", "\nER  - \nTY  - JOUR", "\n  continued", "x" * 6000]
+    ),
+)  # fmt: skip
+
+
+@st.composite
+def malformed_ris_record(draw):
+    tags = draw(st.lists(st.tuples(st.sampled_from(RIS_TAGS), RIS_VALUES), min_size=1, max_size=6))
+    lines = ["TY  - JOUR", "TI  - T", *(f"{tag}  - {value}" for tag, value in tags)]
+    if draw(st.booleans()):
+        lines.append("ER  - ")
+    return "ris", "\n".join(lines) + "\n"
+
+
 PROPERTY = settings(
     max_examples=120,
     deadline=None,
@@ -185,7 +222,14 @@ PROPERTY = settings(
 
 
 @PROPERTY
-@given(case=st.one_of(malformed_json_record(), malformed_bibtex_record(), malformed_atom_record()))
+@given(
+    case=st.one_of(
+        malformed_json_record(),
+        malformed_bibtex_record(),
+        malformed_atom_record(),
+        malformed_ris_record(),
+    )
+)
 def test_every_importer_refuses_or_reads_any_malformed_record(roles, case):
     format, text = case
     started = time.monotonic()
@@ -202,7 +246,14 @@ def test_every_importer_refuses_or_reads_any_malformed_record(roles, case):
 
 @pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(case=st.one_of(malformed_json_record(), malformed_bibtex_record(), malformed_atom_record()))
+@given(
+    case=st.one_of(
+        malformed_json_record(),
+        malformed_bibtex_record(),
+        malformed_atom_record(),
+        malformed_ris_record(),
+    )
+)
 def test_through_the_api_any_malformed_record_is_never_a_5xx(editor, roles, case):
     format, text = case
     api = APIClient()

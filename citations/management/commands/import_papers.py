@@ -13,7 +13,7 @@ from citations.importers.wording import counts_in_words
 class Command(BaseCommand):
     help = (
         "Import papers (and citation edges) from BibTeX, arXiv API Atom, OpenAlex works, "
-        "Semantic Scholar Graph API or CSL-JSON files. Prints the dry run; --apply writes it."
+        "Semantic Scholar Graph API, CSL-JSON or RIS files. Prints the dry run; --apply writes it."
     )
 
     def add_arguments(self, parser):
