@@ -394,6 +394,8 @@ def bibtex_fields(paper):
         # Verbatim in biblatex (like url): escaping would change the DOI it links to.
         ("doi", bibtex_url(paper.doi)),
         ("url", bibtex_url(paper.url or paper.arxiv_url or paper.doi_url)),
+        # As reference managers write it; on one line, a blank line being a paragraph to LaTeX.
+        ("abstract", bibtex_escape(" ".join(paper.abstract.split()))),
     ]
 
 
