@@ -88,6 +88,9 @@ BIBTEX_TYPES = {
     "techreport": "report",
     "report": "report",
 }
+# Entry types that say nothing of the kind of publication, but with an arXiv id are how BibTeX
+# writes a preprint (our exports too: a preprint is @misc with eprint and archivePrefix).
+PREPRINT_TYPES = {"misc", "unpublished"}
 
 
 # The BibTeX fields an import reads (or knows it need not: the key and the type are the entry's).
@@ -137,6 +140,8 @@ def record_from_entry(entry):
             record.arxiv_versions = arxiv_versions_upto(version.group(1), where)[-1:]
     if fields.get("doi"):
         record.add_identifier("doi", fields["doi"])
+    if entry.entry_type.lower() in PREPRINT_TYPES and "arxiv" in record.identifiers:
+        record.publication_type = "preprint"
     if fields.get("date"):
         record.set_date(date_parts(fields["date"], where))
     elif fields.get("year"):
