@@ -45,6 +45,18 @@ CHANGELOG = [
                 "(“Created 4 papers and updated 1.”); a guessed `format` is filled in by the dry "
                 "run, and `report` and `dry_run` open with the same sentences.",
             ),
+            (
+                "added",
+                "`ris` in the `format` of `POST /api/v1/imports/`: RIS files as Zotero, EndNote "
+                "and Mendeley export them (guessed from a first `TY  -` line when `format` is "
+                "left out). A bad record is a 400 naming the record, its line and the tag.",
+            ),
+            (
+                "changed",
+                "BibTeX exports carry the paper's `abstract`, and a BibTeX `@misc` or "
+                "`@unpublished` entry with an arXiv id is imported as a preprint: a paper "
+                "exported and imported again in BibTeX, CSL-JSON or RIS keeps its fields.",
+            ),
         ],
     },
     {
