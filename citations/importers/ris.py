@@ -112,7 +112,8 @@ def split_records(text):
         where = f"record {len(records) + 1} (line {start})"
         if fields is None:
             if tag == "TY":
-                fields, start = [Field("TY", content).checked(where)], number
+                start = number
+                fields = [Field("TY", content).checked(f"record {len(records) + 1} (line {start})")]
             elif line.strip():
                 raise BadImportFile(
                     f"{line.strip()[:40]!r} is outside a record (each starts with 'TY  - ')",

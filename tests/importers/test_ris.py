@@ -104,6 +104,7 @@ def test_the_format_is_guessed():
         ("TY  - JOUR\nTI  - T\nTY  - JOUR\nTI  - U\nER  - \n", ["record 1 (line 1)", "ER"]),
         ("Title: T\nTY  - JOUR\nTI  - T\nER  - \n", ["line 1", "TY"]),
         ("TY  - JOUR\nTI  - T\nER  - \nstray text\n", ["line 4", "TY"]),
+        ("TY  - JOUR\nTI  - T\nER  - \nTY  - " + "J" * 6000 + "\n", ["record 2 (line 4)", "TY"]),
         ("TY  - JOUR\nTI  - T\nID  - k1\nPY  - soon\nER  - \n", ["k1", "PY"]),
         ("TY  - JOUR\nTI  - T\nDA  - 2024/13/40\nER  - \n", ["record 1", "DA"]),
         ("TY  - JOUR\nTI  - T\nDO  - not a doi\nER  - \n", ["record 1", "DO"]),
