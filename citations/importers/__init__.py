@@ -28,6 +28,7 @@ FORMAT_NAMES = {
     "openalex": "OpenAlex",
     "s2": "Semantic Scholar",
     "csl": "CSL-JSON",
+    "ris": "RIS",
     "arxiv-ids": "arXiv ids",
 }
 

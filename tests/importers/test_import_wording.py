@@ -8,6 +8,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from citations.importers import FORMAT_NAMES, FORMATS
 from citations.importers.runs import ImportRun
 from citations.importers.wording import counts_in_words
 from tests.helpers import fixture_text
@@ -98,3 +99,7 @@ def test_a_guessed_format_is_named_once_the_dry_run_read_it(roles):
     run, _ = ImportRun.preview(fixture_text("openalex_works.jsonl"), name="works.jsonl")
     assert run.dry_run.startswith("3 papers, 4 edges: Would create 3 papers. Would create 3")
     assert (run.format, run.format_name) == ("openalex", "OpenAlex")
+
+
+def test_every_format_has_the_name_editors_know_it_by():
+    assert set(FORMATS) | {"arxiv-ids"} == set(FORMAT_NAMES)
