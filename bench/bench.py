@@ -174,6 +174,18 @@ def pick_targets():
         ),
         "cited_cursor": cursor("2"),  # after every paper cited twice or more
         "citations_cursor": cursor(first(citations[citations.count() * 9 // 10 :], "id")[0]),
+        # The hub's citing papers newest first (HubCursorPagination): a position is a date.
+        "hub_cursor": cursor(
+            str(
+                first(
+                    into_hub.order_by("-citing_paper__publication_date", "id")[
+                        (hub[1] or 0) * 9 // 10 :
+                    ],
+                    "citing_paper__publication_date",
+                )[0]
+                or "0001-01-01"
+            )
+        ),
     }
     sizes = {
         "papers": Paper.objects.count(),

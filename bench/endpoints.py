@@ -47,6 +47,7 @@ TARGETS = {
     "papers_cursor": "a cursor nine tenths down the API papers list (newest first)",
     "cited_cursor": "a cursor deep in `papers/?ordering=-cited_by_count` (papers cited once)",
     "citations_cursor": "a cursor nine tenths down the API citations list (newest first)",
+    "hub_cursor": "a cursor nine tenths down the hub's API citing papers (newest first)",
 }
 
 SINCE = "2020-01-01T00:00:00Z"  # `updated_after` and friends: early, so every row matches
@@ -87,6 +88,12 @@ def api_list(resource, route, *queries, search="scaling", orderings=()):
     )
 
 
+# A page-numbered API list's paging: the second page, and the largest page a reader may ask for.
+PAGED = ("page=2", "page_size=100")
+
+# The setting a reader can give every step of the diagnosis, all at once.
+SETTING = "task_family=math&model_size=small&reward_type=verifiable"
+
 # The filters results share, on the page and in the API (series and results lists).
 RESULT_FILTERS = (
     "benchmark={benchmark}",
@@ -95,6 +102,20 @@ RESULT_FILTERS = (
     "model_size=large",
     "reward_type=verifiable",
     "tag={tag}",
+)
+
+# The hub explorer's filters, on the hub's page and on its citing papers' export.
+HUB_FILTERS = (
+    "role={role}",
+    "polarity={polarity}",
+    "q=policy",
+    "provenance=editor",
+    "year={year}",
+    "year_from={year}&year_to={year}",
+    "layer={layer}",
+    "institution=University",
+    "unclassified=on",
+    "has_context=on",
 )
 
 PAGES = [
@@ -114,21 +135,7 @@ PAGES = [
         "sort=oldest",
         "page={index_last_page}",
     ),
-    *variants(
-        "citations:paper-detail",
-        "/papers/{hub}/",
-        "role={role}",
-        "polarity={polarity}",
-        "page={hub_last_page}",
-        "q=policy",
-        "provenance=editor",
-        "year={year}",
-        "year_from={year}&year_to={year}",
-        "layer={layer}",
-        "institution=University",
-        "unclassified=on",
-        "has_context=on",
-    ),
+    *variants("citations:paper-detail", "/papers/{hub}/", *HUB_FILTERS, "page={hub_last_page}"),
     Endpoint("citations:paper-detail", "/papers/{paper}/"),
     Endpoint("citations:paper-bibtex", "/papers/{hub}.bib"),
     Endpoint("citations:paper-csl", "/papers/{hub}.json"),
@@ -136,21 +143,39 @@ PAGES = [
     Endpoint("citations:paper-jsonld", "/papers/{hub}.jsonld"),
     Endpoint("citations:hub-export", "/papers/{hub}/citing.bib"),
     Endpoint("citations:hub-export", "/papers/{hub}/citing.json?role={role}"),
-    Endpoint("citations:tag-export", "/tags/{tag}/papers.ris"),
-    Endpoint("citations:layer-export", "/bottlenecks/{layer}/papers.bib"),
+    *(
+        Endpoint("citations:hub-export", f"/papers/{{hub}}/citing.bib?{query}")
+        for query in (*HUB_FILTERS[1:], "page=2")
+    ),
+    *variants("citations:tag-export", "/tags/{tag}/papers.ris", "page=2"),
+    *variants("citations:layer-export", "/bottlenecks/{layer}/papers.bib", "page=2"),
     Endpoint("citations:research-export", "/research/papers.bib?q=scaling"),
+    *(
+        Endpoint("citations:research-export", f"/research/papers.bib?{query}")
+        for query in ("tag={tag}", "layer={layer}", "year={year}", "sort=oldest", "page=2")
+    ),
     Endpoint("citations:suggest-correction", "/citations/{citation}/suggest/"),
     Endpoint("discovery:paper-graph", "/papers/{hub}/graph/"),
     Endpoint("discovery:paper-graph", "/papers/{paper}/graph/"),
     Endpoint("discovery:paper-graph-json", "/papers/{hub}/graph.json"),
     Endpoint("discovery:paper-graph-graphml", "/papers/{hub}/graph.graphml"),
-    Endpoint("discovery:author-detail", "/authors/{author}/"),
-    *variants("discovery:author-list", "/authors/", "q=a"),
+    *variants("discovery:author-detail", "/authors/{author}/", "page=2"),
+    *variants("discovery:author-list", "/authors/", "q=a", "page=2"),
     Endpoint("paper-card", "/papers/{hub}/card.png"),
     Endpoint("note-card", "/notes/{note}/card.png"),
-    *variants("search:search", "/search/", "q=scaling", "q=kimi", "q=scaling&kind=papers"),
+    *variants(
+        "search:search",
+        "/search/",
+        "q=scaling",
+        "q=kimi",
+        "q=scaling&kind=papers",
+        "q=scaling&year={year}",
+        "q=scaling&page=2",
+    ),
     Endpoint("search:suggest", "/search/suggest/?q=sc"),
     Endpoint("search:feed", "/search/feed.atom?q=scaling"),
+    Endpoint("search:feed", "/search/feed.atom?q=scaling&kind=papers"),
+    Endpoint("search:feed", "/search/feed.atom?q=scaling&year={year}"),
     Endpoint("paper-list-feed", "/papers/feed.atom"),
     Endpoint("note-list-feed", "/notes/feed.atom"),
     Endpoint("feed-notes-updated", "/feeds/notes-updated.atom"),
@@ -161,32 +186,52 @@ PAGES = [
     Endpoint("about-data", "/about/data/"),
     Endpoint("notes:note-detail", "/notes/{note}/"),
     Endpoint("bottlenecks:index", "/bottlenecks/"),
-    Endpoint("bottlenecks:layer-detail", "/bottlenecks/{layer}/"),
+    *variants("bottlenecks:layer-detail", "/bottlenecks/{layer}/", "page=2"),
     *variants("evidence:claims", "/claims/", "layer={layer}", "status=reported"),
-    *variants("evidence:diagnose", "/diagnose/", "layer={layer}"),
+    *variants("evidence:diagnose", "/diagnose/", "layer={layer}", f"signal={{signal}}&{SETTING}"),
     Endpoint("evidence:diagnose-layers", "/diagnose/bottlenecks/?signal={signal}"),
+    Endpoint(
+        "evidence:diagnose-layers",
+        f"/diagnose/bottlenecks/?signal={{signal}}&layer={{layer}}&{SETTING}",
+    ),
     Endpoint("evidence:diagnose-tests", "/diagnose/tests/?signal={signal}&task_family=math"),
+    Endpoint(
+        "evidence:diagnose-tests", f"/diagnose/tests/?signal={{signal}}&layer={{layer}}&{SETTING}"
+    ),
     Endpoint(
         "evidence:diagnose-plan",
         "/diagnose/plan/?signal={signal}&model_size=small&reward_type=verifiable",
     ),
-    Endpoint("evidence:diagnose-plan-markdown", "/diagnose/plan.md?signal={signal}"),
-    Endpoint("evidence:diagnose-plan-json", "/diagnose/plan.json?signal={signal}"),
+    Endpoint(
+        "evidence:diagnose-plan", f"/diagnose/plan/?signal={{signal}}&layer={{layer}}&{SETTING}"
+    ),
+    *(
+        Endpoint(f"evidence:diagnose-plan-{kind}", f"/diagnose/plan.{suffix}?signal={{signal}}")
+        for kind, suffix in (("markdown", "md"), ("json", "json"))
+    ),
+    *(
+        Endpoint(
+            f"evidence:diagnose-plan-{kind}",
+            f"/diagnose/plan.{suffix}?signal={{signal}}&layer={{layer}}&{SETTING}",
+        )
+        for kind, suffix in (("markdown", "md"), ("json", "json"))
+    ),
     *variants(
         "results:list",
         "/results/",
         *RESULT_FILTERS,
         "sort=compute",
         "sort=value",
+        "page=2",
     ),
     Endpoint("results:compare", "/results/compare/?series={series}&series={series2}"),
-    Endpoint("results:benchmarks", "/benchmarks/"),
-    Endpoint("results:benchmark", "/benchmarks/{benchmark}/"),
+    *variants("results:benchmarks", "/benchmarks/", "page=2"),
+    *variants("results:benchmark", "/benchmarks/{benchmark}/", "page=2"),
     Endpoint("results:benchmark-csv", "/benchmarks/{benchmark}/results.csv"),
-    Endpoint("tag-detail", "/tags/{tag}/"),
-    *variants("paper-list", "/papers/", "sort=title", "sort=cited"),
-    *variants("note-list", "/notes/", "sort=title"),
-    *variants("tag-index", "/tags/", "sort=items"),
+    *variants("tag-detail", "/tags/{tag}/", "page=2"),
+    *variants("paper-list", "/papers/", "sort=title", "sort=cited", "page=2"),
+    *variants("note-list", "/notes/", "sort=title", "page=2"),
+    *variants("tag-index", "/tags/", "sort=items", "page=2"),
     Endpoint("feed-latest", "/feeds/latest.atom"),
     Endpoint("sitemap", "/sitemap.xml"),
     *(
@@ -257,6 +302,7 @@ API = [
         "provenance=editor",
         "is_influential=true",
         "page_size=100",
+        "cursor={hub_cursor}",
     ),
     *api_list(
         "citations",
@@ -271,6 +317,7 @@ API = [
         "cursor={citations_cursor}",
         "provenance=editor",
         "is_influential=true",
+        "page_size=100",
         orderings=("id", "-created_at", "-updated_at"),
     ),
     Endpoint("api:citation-detail", "/api/v1/citations/{citation}/"),
@@ -280,6 +327,7 @@ API = [
         "search=method",
         "ordering=order",
         "ordering=name",
+        *PAGED,
     ),
     Endpoint("api:citationrole-detail", "/api/v1/citation-roles/{role}/"),
     *variants(
@@ -288,6 +336,7 @@ API = [
         "search=support",
         "ordering=order",
         "ordering=name",
+        *PAGED,
     ),
     Endpoint("api:citationpolarity-detail", "/api/v1/citation-polarities/{polarity}/"),
     *variants(
@@ -297,6 +346,7 @@ API = [
         "ordering=-paper_count",
         "ordering=-note_count",
         "ordering=name",
+        *PAGED,
     ),
     Endpoint("api:tag-detail", "/api/v1/tags/{tag}/"),
     *api_list(
@@ -308,6 +358,7 @@ API = [
         "is_featured=true",
         "published_at_after=2024-01-01T00:00:00Z",
         "published_at_before=2030-01-01T00:00:00Z",
+        *PAGED,
         orderings=("-published_at", "title", "-updated_at"),
     ),
     Endpoint("api:researchnote-detail", "/api/v1/notes/{note}/"),
@@ -316,6 +367,7 @@ API = [
         "api:communitypost-list",
         "year={post_year}",
         "source={post_source}",
+        *PAGED,
         orderings=("order", "-year", "title", "-updated_at"),
     ),
     Endpoint("api:communitypost-detail", "/api/v1/community-posts/{post}/"),
@@ -323,15 +375,16 @@ API = [
         "questions",
         "api:question-list",
         "kind={question_kind}",
+        *PAGED,
         search="reward",
         orderings=("kind", "order", "-updated_at"),
     ),
     Endpoint("api:question-detail", "/api/v1/questions/{question}/"),
-    *api_list("dimensions", "api:dimension-list", orderings=FRAMEWORK_ORDERINGS),
+    *api_list("dimensions", "api:dimension-list", *PAGED, orderings=FRAMEWORK_ORDERINGS),
     Endpoint("api:dimension-detail", "/api/v1/dimensions/{dimension}/"),
-    *api_list("loop-stages", "api:loopstage-list", orderings=FRAMEWORK_ORDERINGS),
+    *api_list("loop-stages", "api:loopstage-list", *PAGED, orderings=FRAMEWORK_ORDERINGS),
     Endpoint("api:loopstage-detail", "/api/v1/loop-stages/{stage}/"),
-    *api_list("layers", "api:layer-list", search="reward", orderings=FRAMEWORK_ORDERINGS),
+    *api_list("layers", "api:layer-list", *PAGED, search="reward", orderings=FRAMEWORK_ORDERINGS),
     Endpoint("api:layer-detail", "/api/v1/layers/{layer}/"),
     *variants(
         "api:analysis-list",
@@ -340,6 +393,7 @@ API = [
         "ordering=number",
         "ordering=title",
         "ordering=-updated_at",
+        *PAGED,
     ),
     Endpoint("api:analysis-detail", "/api/v1/analyses/{analysis}/"),
     *api_list(
@@ -348,6 +402,7 @@ API = [
         "layer={layer}",
         "paper={hub}",
         "evidence_status=reported",
+        *PAGED,
         search="throughput",
         orderings=("-reported_on", "slug", "-updated_at"),
     ),
@@ -356,6 +411,7 @@ API = [
         "benchmarks",
         "api:benchmark-list",
         "task_family=math",
+        *PAGED,
         search="pass",
         orderings=("name", "updated_at"),
     ),
@@ -364,6 +420,7 @@ API = [
         "series",
         "api:series-list",
         *RESULT_FILTERS,
+        *PAGED,
         search="rl",
         orderings=("name", "updated_at"),
     ),
@@ -378,6 +435,7 @@ API = [
         "series={series}",
         *RESULT_FILTERS,
         "compute_axis=gpu_hours",
+        *PAGED,
         *(
             f"group_by={facet}"
             for facet in (
@@ -409,4 +467,16 @@ EXCLUDED = {
     "served from storage, its size is the dump's, not the request's",
     "api:paper-batch": "POST only (a read of up to 500 papers by identifier): its cost is "
     "pinned by a query-count test (tests/api/test_batch_and_aliases.py), not this GET load",
+}
+
+# Query parameters that choose how an answer is written, not which rows it reads or how many:
+# every other parameter a list reads has a row of its own for that list
+# (tests/ops/test_bench_filters.py).
+NOT_FILTERS = {
+    "format": "the API's renderer (`format=json`, the browsable `format=api`): the same rows, "
+    "written another way",
+    "fields": "a sparse fieldset: fewer columns of the same rows; `/api/v1/papers/?fields=` "
+    "with `page_size=100` times the widest list",
+    "omit": "a sparse fieldset: fewer columns of the same rows, as `fields`",
+    "sent": "the correction form's thank-you line after a POST; no rows are read for it",
 }

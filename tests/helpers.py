@@ -9,9 +9,12 @@ from html.parser import HTMLParser
 from pathlib import Path
 from unittest import mock
 
+from django.urls import URLResolver, get_resolver
 from rest_framework.authtoken.models import Token
+from rest_framework.mixins import ListModelMixin
 from rest_framework.test import APIClient
 
+from apikit.params import view_query_parameters
 from bottlenecks.models import Analysis, AnalysisStep
 from citations.corrections.models import CorrectionSuggestion
 from citations.identity import PaperIdentifier, PaperSlugAlias
@@ -311,3 +314,38 @@ def linked_content():
     CitationPolarityFactory()
     BenchmarkFactory()
     return hub
+
+
+def url_patterns(patterns=None, namespace=None):
+    """(namespace:name, view) of every named URL pattern."""
+    for pattern in get_resolver().url_patterns if patterns is None else patterns:
+        if isinstance(pattern, URLResolver):
+            inner = pattern.namespace or namespace
+            if namespace and pattern.namespace:
+                inner = f"{namespace}:{pattern.namespace}"
+            yield from url_patterns(pattern.url_patterns, inner)
+        elif pattern.name:
+            yield (f"{namespace}:{pattern.name}" if namespace else pattern.name), pattern.callback
+
+
+def reader_query_parameters():
+    """{route: the query parameters it reads} of every list a reader can narrow: each page's
+    `@reads_query` declaration, each API list's filters, search, ordering, paging and group_by
+    (apikit/params.py, the list the API refuses any other parameter by). An API detail is left
+    out: it fetches one row by its key, whatever filters the list beside it has."""
+    lists = {}
+    for route, view in url_patterns():
+        view_class = getattr(view, "cls", None)
+        if view_class is None:
+            names = getattr(view, "query_parameters", None)
+        else:
+            actions = getattr(view, "actions", None)
+            if actions and actions.get("get") != "list":
+                continue
+            if not actions and not issubclass(view_class, ListModelMixin):
+                continue
+            actions = tuple(sorted(actions.items())) if actions else None
+            names = view_query_parameters(view_class, actions)
+        if names:
+            lists[route] = frozenset(names)
+    return lists
