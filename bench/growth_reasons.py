@@ -76,6 +76,39 @@ GROWTH_REASONS = {
     "/tags/{tag}/papers.ris": LIST_DOWNLOAD,
     "/bottlenecks/{layer}/papers.bib": LIST_DOWNLOAD,
     "/research/papers.bib?q=scaling": LIST_DOWNLOAD,
+    # The same files narrowed by a filter or paged on: still up to 1,000 entries each.
+    **dict.fromkeys(
+        [
+            *(
+                f"/papers/{{hub}}/citing.bib?{query}"
+                for query in (
+                    "polarity={polarity}",
+                    "q=policy",
+                    "provenance=editor",
+                    "year={year}",
+                    "year_from={year}&year_to={year}",
+                    "layer={layer}",
+                    "institution=University",
+                    "unclassified=on",
+                    "has_context=on",
+                    "page=2",
+                )
+            ),
+            "/tags/{tag}/papers.ris?page=2",
+            "/bottlenecks/{layer}/papers.bib?page=2",
+            "/research/papers.bib?tag={tag}",
+            "/research/papers.bib?year={year}",
+            "/research/papers.bib?sort=oldest",
+            "/research/papers.bib?page=2",
+        ],
+        LIST_DOWNLOAD,
+    ),
+    "/research/papers.bib?layer={layer}": LIST_DOWNLOAD
+    + "; and its ids query joins the layer by slug, so PostgreSQL expects 748 of the layer's "
+    "14,816 papers and reads every one to sort them (245 ms in-process at 1M, load 20); "
+    "compared by the layer's id it walks paper_research_index instead (134 to 225 ms against "
+    "310 to 548 ms, three alternating EXPLAIN ANALYZE runs at load 20-23). Next: filter on the "
+    "layer's id, as `cited=` does, and re-measure on a quiet machine",
     "/papers/{hub}/?q=policy": EXPLORER_FILTER,
     "/papers/{hub}/?layer={layer}": EXPLORER_FILTER,
     "/papers/{hub}/?institution=University": fuller_answer(
