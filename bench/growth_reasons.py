@@ -104,11 +104,10 @@ GROWTH_REASONS = {
         LIST_DOWNLOAD,
     ),
     "/research/papers.bib?layer={layer}": LIST_DOWNLOAD
-    + "; and its ids query joins the layer by slug, so PostgreSQL expects 748 of the layer's "
-    "14,816 papers and reads every one to sort them (245 ms in-process at 1M, load 20); "
-    "compared by the layer's id it walks paper_research_index instead (134 to 225 ms against "
-    "310 to 548 ms, three alternating EXPLAIN ANALYZE runs at load 20-23). Next: filter on the "
-    "layer's id, as `cited=` does, and re-measure on a quiet machine",
+    + "; its ids query joined the layer by slug, so PostgreSQL expected 748 of the layer's "
+    "14,816 papers and read every one to sort them (254 ms in-process at 1M, load 20); it "
+    "compares the layer's id now and walks paper_research_index (the file's slowest query "
+    "is then the authors', 121 ms). Next: re-measure on a quiet machine",
     "/papers/{hub}/?q=policy": EXPLORER_FILTER,
     "/papers/{hub}/?layer={layer}": EXPLORER_FILTER,
     "/papers/{hub}/?institution=University": fuller_answer(

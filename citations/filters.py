@@ -65,7 +65,7 @@ class ResearchIndexFilter(django_filters.FilterSet):
         field_name="tags__slug", choices=index_tag_choices, empty_label="Any tag", label="Tag"
     )
     layer = django_filters.ChoiceFilter(
-        field_name="layers__slug",
+        method="filter_layer",
         choices=published_layer_choices,
         empty_label="Any layer",
         label="Bottleneck layer",
@@ -121,6 +121,12 @@ class ResearchIndexFilter(django_filters.FilterSet):
 
     def filter_search(self, queryset, name, value):
         return queryset.search(value)
+
+    def filter_layer(self, queryset, name, value):
+        """The layer's id found inside the query: joined by slug, PostgreSQL expected a few
+        hundred of a layer's 14,816 papers at 1M and read them all to sort the newest (the
+        export's 1,001); compared with the id, it walks the index's date order."""
+        return queryset.filter(layers=Layer.objects.filter(slug=value).values("pk")[:1])
 
     def keep(self, queryset, name, value):
         return queryset  # ordering is applied last, in filter_queryset

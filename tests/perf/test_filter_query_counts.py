@@ -173,3 +173,21 @@ def test_the_filters_of_the_results_list_and_the_claims_api_are_flat(demo):
 @pytest.mark.slow
 def test_every_filter_of_every_list_is_flat_and_under_the_ceiling(demo):
     assert_flat(filter_rows())
+
+
+def test_the_research_layer_filter_compares_the_layers_id(demo):
+    """`?layer=<slug>` on the research index and its export finds the layer's id in the query
+    (`layer_id = (SELECT ...)`) instead of joining the layers by slug: joined, PostgreSQL
+    expected 748 of a layer's 14,816 papers at 1M and read them all to sort the newest 1,001
+    (the export's ids query); given the id it walks the index's date order."""
+    layer = Layer.objects.published().filter(papers__in_research_index=True).first()
+    for path in (f"/research/?layer={layer.slug}", f"/research/papers.bib?layer={layer.slug}"):
+        with CaptureQueriesContext(connection) as queries:
+            response = Client().get(path)
+        assert response.status_code == 200
+        listing = [
+            q["sql"] for q in queries.captured_queries if "citations_paper_layers" in q["sql"]
+        ]
+        listing = [sql for sql in listing if 'ORDER BY "citations_paper"' in sql]
+        assert listing, path
+        assert all('INNER JOIN "bottlenecks_layer"' not in sql for sql in listing), listing
