@@ -1,10 +1,12 @@
 """Author pages (/authors/<slug>/) and the author search (/authors/?q=): published papers
-only, so an author named only on drafts has no page and is never found."""
+only, so an author named only on drafts has no page and is never found. An author's old slug
+(changed, or merged into another author) answers 301 to their page."""
 
 from django import forms
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Q
 from django.db.models.functions import ExtractYear
-from django.shortcuts import get_object_or_404, render
+from django.http import Http404
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_safe
 
 from citations.models import Author, Authorship, Citation, DatePrecision, Paper
@@ -22,8 +24,7 @@ class AuthorSearchForm(forms.Form):
 
 
 def authors_with_published_papers():
-    published = Authorship.objects.filter(published_q("paper__"), author=OuterRef("pk"))
-    return Author.objects.filter(Exists(published))
+    return Author.objects.with_published_papers()
 
 
 def published_papers_of(author):
@@ -75,7 +76,14 @@ def citing_per_year(author):
 @reads_query("page")
 @require_safe
 def author_detail(request, slug):
-    author = get_object_or_404(authors_with_published_papers(), slug=slug)
+    author = authors_with_published_papers().filter(slug=slug).first()
+    if author is None:
+        renamed = authors_with_published_papers().filter(slug_aliases__slug=slug).first()
+        if renamed is None:
+            raise Http404("No author has this address.")
+        query = request.META.get("QUERY_STRING")
+        url = renamed.get_absolute_url()
+        return redirect(f"{url}?{query}" if query else url, permanent=True)
     papers = published_papers_of(author).with_stored_counts().with_list_foot().newest_first()
     per_year, undated = citing_per_year(author)
     context = {

@@ -1,5 +1,6 @@
 """The citations app's admin, one module per area. Importing them registers their ModelAdmins:
-papers, authors, edges and vocabularies; imports, possible duplicates and merges; readers'
-correction suggestions; the classification queue is a page of the paper admin."""
+papers, edges and vocabularies; authors, their old slugs and merges; imports, possible
+duplicates and merges; readers' correction suggestions; the classification queue is a page of
+the paper admin."""
 
-from citations.admin import corrections, identity, papers  # noqa: F401
+from citations.admin import authors, corrections, identity, papers  # noqa: F401

@@ -18,7 +18,7 @@ from citations.importers.runs import ImportRun
 from citations.merging import merge_papers, undo_merge
 from citations.models import Paper
 from publishing.admin import LargeTablePaginator
-from publishing.permissions import LiveRowsAdminMixin
+from publishing.permissions import LiveRowsAdminMixin, may_change_live
 
 
 class ImportForm(forms.Form):
@@ -198,6 +198,18 @@ class ImportRunAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/citations/import_confirm.html", context)
 
 
+def may_merge(user, model):
+    """Whether `user` may merge rows of `model` (papers, authors) and undo merges: a merge
+    rewrites published papers, their edges and authors, so the change and delete permissions
+    of `model` and the publish permission (of `model`, papers and edges) too."""
+    name = model._meta.model_name
+    return (
+        user.has_perms([f"citations.change_{name}", f"citations.delete_{name}"])
+        and may_change_live(user, model)
+        and may_import_live(user)
+    )
+
+
 DUPLICATES_SHOWN = 100  # pairs per page
 
 
@@ -236,10 +248,7 @@ class PaperMergeAdmin(admin.ModelAdmin):
         return self.duplicates_view(request)
 
     def may_merge(self, request):
-        # A merge rewrites published papers and their edges: the publish permission too.
-        return request.user.has_perms(
-            ["citations.change_paper", "citations.delete_paper"]
-        ) and may_import_live(request.user)
+        return may_merge(request.user, Paper)
 
     def get_actions(self, request):
         actions = super().get_actions(request)

@@ -689,9 +689,3 @@ class CitationRoleAdmin(VocabularyAdmin):
 @admin.register(CitationPolarity)
 class CitationPolarityAdmin(VocabularyAdmin):
     pass
-
-
-@admin.register(Author)
-class AuthorAdmin(LiveRowsAdminMixin, admin.ModelAdmin):
-    contributors_may_add = True  # an author shows only once a published paper names them
-    search_fields = ["name"]

@@ -2,7 +2,7 @@
 authors (authors.py), papers and citation edges (papers.py: a hub and its edges are read
 together), and the tables beside them, each kept with the code that writes it."""
 
-from citations.models.authors import Author
+from citations.models.authors import Author, AuthorMerge, AuthorSlugAlias
 from citations.models.papers import (
     NEWEST_FIRST,
     PROVENANCE_CHOICES,
@@ -51,6 +51,8 @@ __all__ = [
     "PROVENANCE_CHOICES",
     "REPRESENTATIVE_LIMIT",
     "Author",
+    "AuthorMerge",
+    "AuthorSlugAlias",
     "Authorship",
     "Citation",
     "CitationCount",

@@ -1,12 +1,18 @@
-"""Authors: one row per person, with a stable slug (their page) and an ORCID iD when known."""
+"""Authors: one row per person, with a stable slug (their page) and an ORCID iD when known;
+the old slugs that answer with a 301 to an author's page (`AuthorSlugAlias`, as papers keep
+theirs), and the log of merges of duplicate authors (`AuthorMerge`, see author_merging.py)."""
 
 from anyascii import anyascii
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import IntegrityError, models, transaction
+from django.db.models import Exists, OuterRef
 from django.urls import reverse
 from django.utils.text import slugify
+from simple_history.models import HistoricalRecords
 
 from citations.cite_keys import RETRIES
+from publishing.models import published_q
 
 AUTHOR_SLUG_LENGTH = 220
 ORCID_PATTERN = r"\A\d{4}-\d{4}-\d{4}-\d{3}[\dX]\Z"
@@ -21,9 +27,10 @@ def author_slug_base(name):
 
 def free_author_slugs(names):
     """The slugs new authors with these names (in creation order) get: each name's base when
-    no author holds it, else the base with the first free suffix (-2, -3, ...), none given
-    twice in the list. For every writer of authors that skips Author.save() (the bulk
-    importer's and the corpus generator's COPY): one query per round of candidates."""
+    no author holds it (nor has it as an old slug), else the base with the first free suffix
+    (-2, -3, ...), none given twice in the list. For every writer of authors that skips
+    Author.save() (the bulk importer's and the corpus generator's COPY): two queries per round
+    of candidates."""
     bases = [author_slug_base(name) for name in names]
     result = [None] * len(bases)
     needed = {}
@@ -44,6 +51,9 @@ def free_author_slugs(names):
         for start in range(0, len(wanted), 5000):
             chunk = wanted[start : start + 5000]
             taken |= set(Author.objects.filter(slug__in=chunk).values_list("slug", flat=True))
+            # An old address of another author stays its redirect.
+            aliases = AuthorSlugAlias.objects.filter(slug__in=chunk)
+            taken |= set(aliases.values_list("slug", flat=True))
         waiting = {}
         for base, slugs in candidates.items():
             free = [slug for slug in slugs if slug not in taken and slug not in given]
@@ -56,6 +66,15 @@ def free_author_slugs(names):
                 waiting[base] = indices[len(free) :]
         needed = waiting
     return result
+
+
+class AuthorQuerySet(models.QuerySet):
+    def with_published_papers(self):
+        """Authors named on a published paper: those with a page (an author named only on
+        drafts has none and is never found)."""
+        authorship = self.model._meta.get_field("authorships").related_model
+        published = authorship.objects.filter(published_q("paper__"), author=OuterRef("pk"))
+        return self.filter(Exists(published))
 
 
 class Author(models.Model):
@@ -73,6 +92,11 @@ class Author(models.Model):
         validators=[RegexValidator(ORCID_PATTERN, "An ORCID iD looks like 0000-0002-1825-0097.")],
         help_text="e.g. 0000-0002-1825-0097, without https://orcid.org/.",
     )
+
+    objects = AuthorQuerySet.as_manager()
+    # Name, slug and ORCID as they were after each change (a merge, its undo): what a merge
+    # took from the merged author can be read and put back.
+    history = HistoricalRecords()
 
     class Meta:
         ordering = ["name"]
@@ -107,3 +131,89 @@ class Author(models.Model):
     @property
     def orcid_url(self):
         return f"https://orcid.org/{self.orcid}" if self.orcid else ""
+
+
+class AuthorSlugAlias(models.Model):
+    """An old slug of an author (changed, or of an author merged into this one) that answers
+    with a 301 to the author's page. Only a slug readers could reach becomes one: the author
+    had a published paper then."""
+
+    author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="slug_aliases")
+    slug = models.SlugField(max_length=AUTHOR_SLUG_LENGTH, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "author slug aliases"
+
+    def __str__(self):
+        return f"{self.slug} → {self.author_id}"
+
+
+AUTHOR_ALIAS_TAKEN = (
+    "“{slug}” is an old address of {name} and answers with a redirect to their page; choose "
+    "another slug (taking it would turn that live redirect into another author's page)."
+)
+
+
+def author_alias_refusal(author):
+    """Why `author` may not have its slug (another author's old slug), or ""."""
+    alias = (
+        AuthorSlugAlias.objects.filter(slug=author.slug)
+        .exclude(author_id=author.pk)
+        .select_related("author")
+        .first()
+    )
+    return AUTHOR_ALIAS_TAKEN.format(slug=author.slug, name=alias.author.name) if alias else ""
+
+
+def remember_old_author_slug(sender, instance, raw=False, **kwargs):
+    """pre_save: refuse another author's old slug; note the slug an author is leaving and
+    whether readers could reach it (the author had a published paper), for post_save."""
+    if raw:
+        return
+    if instance.slug and (refusal := author_alias_refusal(instance)):
+        raise ValidationError({"slug": refusal})
+    instance._old_slug, instance._old_slug_public = None, False
+    if instance.pk and not instance._state.adding:
+        old = Author.objects.filter(pk=instance.pk).values_list("slug", flat=True).first()
+        if old and old != instance.slug:
+            instance._old_slug = old
+            public = Author.objects.with_published_papers().filter(pk=instance.pk)
+            instance._old_slug_public = public.exists()
+
+
+def keep_old_author_slug(sender, instance, raw=False, **kwargs):
+    """post_save: a public old slug answers 301 to the author's new address; a slug the
+    author takes back is no longer its alias."""
+    if raw:
+        return
+    AuthorSlugAlias.objects.filter(slug=instance.slug, author=instance).delete()
+    old = getattr(instance, "_old_slug", None)
+    if old and getattr(instance, "_old_slug_public", False):
+        AuthorSlugAlias.objects.update_or_create(slug=old, defaults={"author": instance})
+    instance._old_slug, instance._old_slug_public = None, False
+
+
+class AuthorMerge(models.Model):
+    """A merge of one author into another, with what it takes to undo it
+    (citations/author_merging.py)."""
+
+    shown_to_readers = False  # no public page shows it (publishing.signals.shown_to_readers)
+
+    kept = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="merges")
+    merged_name = models.CharField(max_length=200)
+    merged_slug = models.SlugField(max_length=AUTHOR_SLUG_LENGTH)
+    merged_by = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    merged_at = models.DateTimeField(auto_now_add=True)
+    # The merged author's row, its authorships moved and dropped, aliases moved, and what
+    # the kept author took from it.
+    snapshot = models.JSONField()
+    undone_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-merged_at", "-id"]
+
+    def __str__(self):
+        return f"{self.merged_slug} merged into {self.kept_id}"

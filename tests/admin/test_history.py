@@ -20,6 +20,7 @@ HISTORY_ADMINS = [
 # A plain text field each model's change form has, to edit and then revert.
 EDITED_FIELD = {
     "Paper": "title",
+    "Author": "name",
     "Citation": "context",
     "CitationRole": "description",
     "CitationPolarity": "description",
@@ -36,14 +37,16 @@ EDITED_FIELD = {
     "FailureSignal": "text",
     "DiscriminatingTest": "procedure",
 }
-# Names only, edited inline on their paper; no editorial text of their own.
-WITHOUT_HISTORY = {"Author", "Authorship"}
+# Edited inline on their paper, recorded in the paper's history (its related snapshot).
+WITHOUT_HISTORY = {"Authorship"}
 # Bookkeeping beside a paper: its other identifiers and old slugs (changed by imports and
 # merges, each recorded in the paper's history), edges waiting for a paper, and the logs of
 # imports and merges themselves (a merge is undone from its log, not reverted).
 WITHOUT_HISTORY |= {"PaperIdentifier", "PaperSlugAlias", "PendingCitation", "ImportRun"}
 WITHOUT_HISTORY |= {"ImportChunk"}  # the pieces of an import's text
 WITHOUT_HISTORY |= {"PaperMerge"}
+# An author's old slugs and the author merge log, the merge recorded in both authors' history.
+WITHOUT_HISTORY |= {"AuthorSlugAlias", "AuthorMerge"}
 # Derived from the edges and recounted on every change (citations/stats/counts.py), never edited.
 WITHOUT_HISTORY |= {"CitationCount", "CitingTimelineCount"}
 # A paper's place in the stored facet counts (citations/stats/facet_counts.py), recounted on change.

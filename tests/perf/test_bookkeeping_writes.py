@@ -15,6 +15,7 @@ from tests.factories import PaperFactory
 pytestmark = pytest.mark.django_db
 
 BOOKKEEPING = {
+    "citations.AuthorMerge",
     "citations.CorrectionSuggestion",
     "citations.DuplicateScan",
     "citations.ImportChunk",
