@@ -1,5 +1,6 @@
 """A paper's citation neighbourhood as a graph: the paper, its most cited references and
-citers, and its most similar papers (a few dozen nodes at most), laid out on the server with
+citers, and its most similar papers (a few dozen nodes at most, all read from the stored
+lists of discovery/neighbours.py), laid out on the server with
 networkx (a spring layout with a fixed seed, so the same graph is drawn the same way every
 time) and drawn as SVG by discovery/templates/discovery/graph.html. Only public edges and
 published papers: a draft is never a node, an edge or a count.
@@ -12,14 +13,13 @@ import io
 import math
 
 import networkx as nx
-from django.db.models import F
 
 from citations.models import Citation, Paper, citation_vocabularies
 from discovery.models import Neighbour, Relation
+from discovery.neighbours import GRAPH_KEPT
 
 GRAPH_SIMILAR = 20
-GRAPH_REFERENCES = 12
-GRAPH_CITERS = 12
+GRAPH_REFERENCES = GRAPH_CITERS = GRAPH_KEPT
 LAYOUT_SEED = 7
 WIDTH, HEIGHT, MARGIN = 800, 560, 36
 MIN_RADIUS, MAX_RADIUS = 5.0, 22.0
@@ -92,24 +92,17 @@ class NeighbourhoodGraph:
         return graph
 
     def _collect(self):
+        """The nodes from the stored lists (discovery/neighbours.py: written by the task
+        queue, never computed here), read in one query; a paper unpublished since the last
+        refresh is left out."""
         paper = self.paper
         edges = Citation.objects.public().order_by()
-        by_citing_count = (F("citation_count__total").desc(nulls_last=True), "pk")
-        references = list(
-            Paper.objects.published()
-            .filter(pk__in=edges.filter(citing_paper=paper).values("cited_paper"))
-            .order_by(*by_citing_count)
-            .values_list("pk", flat=True)[:GRAPH_REFERENCES]
-        )
-        citers = list(
-            Paper.objects.published()
-            .filter(pk__in=edges.filter(cited_paper=paper).values("citing_paper"))
-            .order_by(*by_citing_count)
-            .values_list("pk", flat=True)[:GRAPH_CITERS]
-        )
-        similar = list(
-            Neighbour.objects.shown_for(paper).filter(relation=Relation.SIMILAR)[:GRAPH_SIMILAR]
-        )
+        drawn = {Relation.SIMILAR: [], Relation.REFERENCE: [], Relation.CITER: []}
+        for row in Neighbour.objects.shown_for(paper).filter(relation__in=list(drawn)):
+            drawn[row.relation].append(row)
+        similar = drawn[Relation.SIMILAR][:GRAPH_SIMILAR]
+        references = [row.other_id for row in drawn[Relation.REFERENCE][:GRAPH_REFERENCES]]
+        citers = [row.other_id for row in drawn[Relation.CITER][:GRAPH_CITERS]]
         ids = {paper.pk, *references, *citers, *(row.other_id for row in similar)}
         papers = {
             found.pk: found

@@ -1,5 +1,6 @@
 """The stored neighbours of each paper: its most similar papers, its prior works and its
-derivative works, each a short ranked list written by `discovery.neighbours.refresh()`.
+derivative works, and the references and citers its graph draws, each a short ranked list
+written by `discovery.neighbours.refresh()`.
 
 Counting co-citation and bibliographic coupling at request time reads every edge of a paper's
 citers and references (tens of thousands on a hub at 1M citations), so a hub reads its few
@@ -15,6 +16,12 @@ class Relation(models.TextChoices):
     SIMILAR = "similar", "Similar paper"
     PRIOR = "prior", "Prior work"
     DERIVATIVE = "derivative", "Derivative work"
+    # The graph's other nodes: the paper's most cited references and citers.
+    REFERENCE = "reference", "Reference drawn on the graph"
+    CITER = "citer", "Citer drawn on the graph"
+
+
+LISTED = (Relation.SIMILAR, Relation.PRIOR, Relation.DERIVATIVE)
 
 
 class NeighbourQuerySet(models.QuerySet):
@@ -30,7 +37,7 @@ class NeighbourQuerySet(models.QuerySet):
 
     def lists_for(self, paper, limit=None):
         """`NeighbourLists` of `paper`, read in one query; at most `limit` rows of each."""
-        return NeighbourLists(self.shown_for(paper), limit)
+        return NeighbourLists(self.shown_for(paper).filter(relation__in=LISTED), limit)
 
 
 class NeighbourLists:
@@ -61,7 +68,7 @@ class Neighbour(models.Model):
     shared_references = models.PositiveIntegerField(default=0)
     co_citations = models.PositiveIntegerField(default=0)
     # Prior works: how many papers of the neighbourhood cite it; derivative works: how many of
-    # them it cites.
+    # them it cites. References and citers: their stored citing count, by which they rank.
     neighbourhood_links = models.PositiveIntegerField(default=0)
     computed_at = models.DateTimeField()
 
@@ -96,6 +103,10 @@ class Neighbour(models.Model):
                 n = self.co_citations
                 parts.append(f"co-cited {n} time{'s' if n != 1 else ''}")
             return " · ".join(parts)
+        if self.relation == Relation.REFERENCE:
+            return "cited by it"
+        if self.relation == Relation.CITER:
+            return "cites it"
         n = self.neighbourhood_links
         if self.relation == Relation.PRIOR:
             return f"cited by {n} of these papers"

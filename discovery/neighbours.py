@@ -6,6 +6,9 @@
   papers' sizes (Salton's cosine: shared / sqrt(size of one x size of the other)) so that a
   paper with a thousand references is not similar to everything; the two cosines are added
   up. Readers are shown the raw counts ("shares 12 references", "co-cited 8 times").
+- The graph's other nodes: the paper's **most cited references and citers** (GRAPH_KEPT of
+  each, by their stored citing count), so that a hub's graph never sorts its citers in the
+  request.
 - The **neighbourhood** is the paper and its similar papers. **Prior works** are the papers
   most cited by the neighbourhood, **derivative works** the papers citing most of it, each
   linked to at least MIN_LINKS of its papers and never one of them.
@@ -17,7 +20,7 @@ an edge change reaches (discovery/receivers.py, through the task queue: discover
 import math
 
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, F
 from django.utils import timezone
 
 from citations.models import Citation, CitationCount, Paper
@@ -27,6 +30,7 @@ from discovery.models import Neighbour, Relation
 # first few of each list.
 SIMILAR_KEPT = 20
 LINEAGE_KEPT = 10
+GRAPH_KEPT = 12  # references, and citers, the graph draws
 # The most strongly coupled or co-cited papers ranked by the normalised score; the long tail
 # of papers sharing one reference with a hub's citers never reaches the top anyway.
 CANDIDATES = 200
@@ -136,6 +140,27 @@ def lineage(paper_id, similar_ids, edges=None):
     return prior, derivative
 
 
+def most_cited_ends(paper_id, edges=None):
+    """(references, citers) of `paper_id` the graph draws: [(other id, citing count)], the
+    most cited first (the stored citing counts), published papers only, GRAPH_KEPT each."""
+    edges = public_edges() if edges is None else edges
+    by_citing_count = (F("citation_count__total").desc(nulls_last=True), "pk")
+
+    def ranked(ends):
+        rows = (
+            Paper.objects.published()
+            .filter(pk__in=ends)
+            .order_by(*by_citing_count)
+            .values_list("pk", "citation_count__total")
+        )
+        return [(pk, total or 0) for pk, total in rows[:GRAPH_KEPT]]
+
+    return (
+        ranked(edges.filter(citing_paper=paper_id).values("cited_paper")),
+        ranked(edges.filter(cited_paper=paper_id).values("citing_paper")),
+    )
+
+
 def neighbours_of(paper_id, now=None, edges=None):
     """The unsaved Neighbour rows of one (published) paper."""
     now = now or timezone.now()
@@ -155,7 +180,13 @@ def neighbours_of(paper_id, now=None, edges=None):
         )
         for rank, (other, score, shared, together) in enumerate(similar, start=1)
     ]
-    for relation, found in ((Relation.PRIOR, prior), (Relation.DERIVATIVE, derivative)):
+    references, citers = most_cited_ends(paper_id, edges)
+    for relation, found in (
+        (Relation.PRIOR, prior),
+        (Relation.DERIVATIVE, derivative),
+        (Relation.REFERENCE, references),
+        (Relation.CITER, citers),
+    ):
         rows.extend(
             Neighbour(
                 paper_id=paper_id,

@@ -6,7 +6,8 @@ from discovery.neighbours import refresh, refresh_all
 
 class Command(BaseCommand):
     help = (
-        "Recompute the stored similar papers, prior works and derivative works (discovery/"
+        "Recompute the stored similar papers, prior and derivative works and the graph's "
+        "references and citers (discovery/"
         "neighbours.py) of every published paper, or of the papers named: after an import or "
         "SQL written outside the ORM, or an edge into a hub too large to refresh its whole "
         "ring with the edge."
