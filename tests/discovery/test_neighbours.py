@@ -1,6 +1,8 @@
 """Similar papers, prior works and derivative works: counted over public edges only, stored
 per paper, refreshed when edges change, shown on the hub and in the API."""
 
+import datetime
+
 import pytest
 from django.core.management import call_command
 from django.test import override_settings
@@ -213,3 +215,32 @@ def test_papers_published_in_bulk_join_the_lists(web, django_capture_on_commit_c
         Paper.objects.filter(pk=late.pk).publish()
     assert rows(web["a"], Relation.SIMILAR)["late"].shared_references == 3
     assert rows(late, Relation.SIMILAR)["a"].shared_references == 3
+
+
+def test_changes_in_a_burst_join_one_queued_task(web, django_capture_on_commit_callbacks):
+    """Edges saved in separate transactions (an import of many records, editors at work)
+    while a refresh waits in the queue join it: one task, each paper refreshed once; the
+    task waits a few seconds for the burst to end."""
+    from django_tasks_db.models import DBTaskResult
+
+    from discovery.tasks import DEBOUNCE
+
+    with django_capture_on_commit_callbacks(execute=True):
+        cite(web["c"], web["r2"])
+    with django_capture_on_commit_callbacks(execute=True):
+        cite(web["x1"], web["b"])
+    with django_capture_on_commit_callbacks(execute=True):
+        cite(web["c"], web["r3"])
+    queued = DBTaskResult.objects.filter(task_path="discovery.tasks.refresh_neighbours")
+    assert queued.count() == 1
+    task = queued.get()
+    citing, cited = task.args_kwargs["args"]
+    assert {web["c"].pk, web["x1"].pk} <= set(citing) and citing == sorted(set(citing))
+    assert {web["r2"].pk, web["r3"].pk, web["b"].pk} <= set(cited)
+    assert cited == sorted(set(cited))
+    assert task.run_after >= task.enqueued_at + DEBOUNCE - datetime.timedelta(seconds=1)
+    # Once a worker has started it, a change queues a task of its own.
+    queued.update(status="RUNNING")
+    with django_capture_on_commit_callbacks(execute=True):
+        cite(web["d"], web["r1"])
+    assert queued.count() == 2
