@@ -11,7 +11,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import permissions, serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
-from rest_framework.parsers import MultiPartParser
+from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
@@ -355,6 +355,10 @@ class ImportUploadSerializer(serializers.Serializer):
     file = serializers.FileField(help_text="The CSV, in the template's columns.")
 
 
+class ImportTextSerializer(serializers.Serializer):
+    text = serializers.CharField(help_text="The CSV, in the template's columns.")
+
+
 DRY_RUN = OpenApiParameter(
     "dry_run",
     OpenApiTypes.BOOL,
@@ -372,14 +376,19 @@ class ResultsImportView(StrictQueryParametersMixin, APIView):
     public: a 403 names the published series otherwise."""
 
     permission_classes = [MayImportResults]
-    parser_classes = [PlainTextParser, MultiPartParser]
+    # JSON and multipart are declared (the bodies generated clients send, as for paper imports);
+    # a text/csv body is read too, for curl.
+    parser_classes = [JSONParser, PlainTextParser, MultiPartParser]
     cache_query_parameters = ("dry_run",)
 
     @extend_schema(
         operation_id="results_import",
         summary="Import results from a CSV (a dry run unless dry_run=false)",
         parameters=[DRY_RUN],
-        request={"text/csv": OpenApiTypes.STR, "multipart/form-data": ImportUploadSerializer},
+        request={
+            "application/json": ImportTextSerializer,
+            "multipart/form-data": ImportUploadSerializer,
+        },
         responses={
             200: ImportPlanSerializer,
             201: ResultsImportRunSerializer,
@@ -419,8 +428,13 @@ class ResultsImportView(StrictQueryParametersMixin, APIView):
 
     @staticmethod
     def upload(request):
-        """The CSV text and its name, from a text/csv body or a multipart `file`."""
-        if isinstance(request.data, str) or request.content_type.startswith("text/csv"):
+        """The CSV text and its name, from a JSON `text`, a text/csv body or a multipart `file`."""
+        if request.content_type.startswith("application/json"):
+            source = request.data.get("text") if isinstance(request.data, dict) else None
+            if not isinstance(source, str):
+                raise ValidationError({"text": ["Send the CSV as a string in `text`."]})
+            name, field = "API text", "text"
+        elif isinstance(request.data, str) or request.content_type.startswith("text/csv"):
             # An empty body is parsed by no parser: no data at all.
             source = request.data if isinstance(request.data, str) else ""
             name, field = "API text", "body"
@@ -429,7 +443,11 @@ class ResultsImportView(StrictQueryParametersMixin, APIView):
             name, field = getattr(source, "name", ""), "file"
             if source is None or isinstance(source, str):
                 raise ValidationError(
-                    {"file": ["Send the CSV as a text/csv body or a multipart `file`."]}
+                    {
+                        "file": [
+                            "Send the CSV as a JSON `text`, a text/csv body or a multipart `file`."
+                        ]
+                    }
                 )
         try:
             return read_upload(source), name

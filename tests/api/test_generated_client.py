@@ -33,6 +33,10 @@ def operations(schema):
                 yield path, method, operation
 
 
+# The imports and their runs: editors' and contributors' work, never anonymous.
+EDITORS_ONLY = ("/api/v1/imports/", "/api/v1/results/import/")
+
+
 def test_request_bodies_are_declared_as_json(schema):
     declared = {}
     for path, method, operation in operations(schema):
@@ -42,7 +46,8 @@ def test_request_bodies_are_declared_as_json(schema):
     assert declared["POST /api/v1/auth/token/"] == ["application/json"]
     # An upload needs multipart; every other body is JSON only (form bodies declared with the
     # same schema make generated clients repeat list fields).
-    assert declared.pop("POST /api/v1/imports/") == ["application/json", "multipart/form-data"]
+    for upload in ("POST /api/v1/imports/", "POST /api/v1/results/import/"):
+        assert declared.pop(upload) == ["application/json", "multipart/form-data"]
     wrong = {name: types for name, types in declared.items() if types != ["application/json"]}
     assert not wrong
 
@@ -51,12 +56,12 @@ def test_reads_anyone_may_make_declare_no_credentials_needed(schema):
     missing = [
         f"{method.upper()} {path}"
         for path, method, operation in operations(schema)
-        if method == "get" and not path.startswith("/api/v1/imports/")
+        if method == "get" and not path.startswith(EDITORS_ONLY)
         if {} not in operation.get("security", [])
     ]
     assert not missing
     for path, method, operation in operations(schema):
-        if method in ("put", "patch", "delete") or path.startswith("/api/v1/imports/"):
+        if method in ("put", "patch", "delete") or path.startswith(EDITORS_ONLY):
             assert {} not in operation["security"], (method, path)
     assert {} in schema["paths"]["/api/v1/auth/token/"]["post"]["security"]
     assert {} in schema["paths"]["/api/v1/papers/batch"]["post"]["security"]

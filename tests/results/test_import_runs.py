@@ -293,9 +293,20 @@ def test_an_api_large_file_is_202_with_a_run_to_poll(monkeypatch):
     assert "line 4: new point" in polled["report"]
 
 
-def test_the_schema_declares_the_import_with_csv_and_multipart_bodies():
+def test_the_schema_declares_the_import_with_json_and_multipart_bodies():
     schema = APIClient().get("/api/v1/schema/?format=json").json()
     operation = schema["paths"]["/api/v1/results/import/"]["post"]
-    assert set(operation["requestBody"]["content"]) >= {"text/csv", "multipart/form-data"}
+    assert set(operation["requestBody"]["content"]) == {"application/json", "multipart/form-data"}
     assert {"200", "201", "202", "400"} <= set(operation["responses"])
     assert "dry_run" in {p["name"] for p in operation["parameters"]}
+
+
+def test_an_api_json_text_is_the_same_import_and_a_bad_body_is_a_400(editor, sources):
+    client = token_client(editor)
+    answer = client.post(f"{API}?dry_run=false", {"text": good_csv()}, format="json")
+    assert answer.status_code == 201, answer.content
+    assert Result.objects.count() == 3
+    for body in ({"text": 3}, {"file": "x"}, ["text"]):
+        bad = client.post(API, body, format="json")
+        assert bad.status_code == 400 and "text" in bad.json()["errors"], body
+    assert Result.objects.count() == 3
