@@ -132,11 +132,11 @@ def test_an_identifier_another_paper_holds_is_refused_at_every_door(
 
     response = admin_add_paper(editor_client, title="Again", slug="again", **new)
     assert response.status_code == 200
-    assert "holder" in str(response.context["adminform"].form.errors[field])
+    assert "“Holder”" in str(response.context["adminform"].form.errors[field])
 
     response = api_add_paper(editor_api, title="Again", slug="again", **new)
     assert response.status_code == 400
-    assert "holder" in response.json()["errors"][field][0]
+    assert "“Holder”" in response.json()["errors"][field][0]
 
     with pytest.raises(ValidationError) as refused:
         Paper(title="Again", slug="again", **new).full_clean()
