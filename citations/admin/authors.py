@@ -19,6 +19,7 @@ from citations.author_merging import (
 )
 from citations.models import Author, AuthorMerge, AuthorSlugAlias
 from citations.models.authors import author_alias_refusal
+from publishing.history_admin import HistoryAdminMixin
 from publishing.permissions import LiveRowsAdminMixin
 
 
@@ -35,7 +36,7 @@ class AuthorForm(forms.ModelForm):
 
 
 @admin.register(Author)
-class AuthorAdmin(LiveRowsAdminMixin, SimpleHistoryAdmin):
+class AuthorAdmin(LiveRowsAdminMixin, HistoryAdminMixin, SimpleHistoryAdmin):
     contributors_may_add = True  # an author shows only once a published paper names them
     form = AuthorForm
     list_display = ["name", "slug", "orcid"]

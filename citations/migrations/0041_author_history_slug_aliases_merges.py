@@ -50,6 +50,7 @@ class Migration(migrations.Migration):
                 ('name', models.CharField(db_index=True, max_length=200)),
                 ('slug', models.SlugField(blank=True, max_length=220)),
                 ('orcid', models.CharField(blank=True, db_default='', default='', help_text='e.g. 0000-0002-1825-0097, without https://orcid.org/.', max_length=19, validators=[django.core.validators.RegexValidator('\\A\\d{4}-\\d{4}-\\d{4}-\\d{3}[\\dX]\\Z', 'An ORCID iD looks like 0000-0002-1825-0097.')], verbose_name='ORCID iD')),
+                ('related_snapshot', models.JSONField(blank=True, default=dict, editable=False)),
                 ('history_id', models.AutoField(primary_key=True, serialize=False)),
                 ('history_date', models.DateTimeField(db_index=True)),
                 ('history_change_reason', models.CharField(max_length=100, null=True)),

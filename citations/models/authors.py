@@ -12,6 +12,7 @@ from django.utils.text import slugify
 from simple_history.models import HistoricalRecords
 
 from citations.cite_keys import RETRIES
+from publishing.history import RelationSnapshot
 from publishing.models import published_q
 
 AUTHOR_SLUG_LENGTH = 220
@@ -96,7 +97,8 @@ class Author(models.Model):
     objects = AuthorQuerySet.as_manager()
     # Name, slug and ORCID as they were after each change (a merge, its undo): what a merge
     # took from the merged author can be read and put back.
-    history = HistoricalRecords()
+    # Its relations are recorded too, so recovering a deleted author brings back its bylines.
+    history = HistoricalRecords(bases=[RelationSnapshot])
 
     class Meta:
         ordering = ["name"]
