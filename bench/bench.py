@@ -68,6 +68,7 @@ def pick_targets():
     from citations.models import Authorship, Citation, Paper
     from evidence.models import Claim, FailureSignal
     from notes.models import CommunityPost, Question, ResearchNote
+    from results.api import ResultViewSet
     from results.models import Benchmark, Result, Series
     from tags.models import Tag
     from web.sitemaps import PaperSitemap
@@ -82,6 +83,13 @@ def pick_targets():
 
     def cursor(position):
         return base64.b64encode(urlencode({"p": position}).encode()).decode()
+
+    def keyset_cursor(rows, ordering):
+        """A keyset cursor (apikit.pagination.KeysetPagination) at the row nine tenths down."""
+        rows = rows.order_by(*ordering)
+        values = list(first(rows[rows.count() * 9 // 10 :], *ordering))
+        data = json.dumps({"o": ordering, "v": values}, default=str, separators=(",", ":"))
+        return base64.urlsafe_b64encode(data.encode()).decode().rstrip("=")
 
     public = Citation.objects.public()
     papers = Paper.objects.published()
@@ -175,6 +183,7 @@ def pick_targets():
         "cited_cursor": cursor("2"),  # after every paper cited twice or more
         "citations_cursor": cursor(first(citations[citations.count() * 9 // 10 :], "id")[0]),
         # The hub's citing papers newest first (HubCursorPagination): a position is a date.
+        "results_cursor": keyset_cursor(Result.objects.public(), ResultViewSet.ordering),
         "hub_cursor": cursor(
             str(
                 first(

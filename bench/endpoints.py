@@ -48,6 +48,7 @@ TARGETS = {
     "cited_cursor": "a cursor deep in `papers/?ordering=-cited_by_count` (papers cited once)",
     "citations_cursor": "a cursor nine tenths down the API citations list (newest first)",
     "hub_cursor": "a cursor nine tenths down the hub's API citing papers (newest first)",
+    "results_cursor": "a cursor nine tenths down the API results list (its default order)",
 }
 
 SINCE = "2020-01-01T00:00:00Z"  # `updated_after` and friends: early, so every row matches
@@ -428,6 +429,7 @@ API = [
     *variants(
         "api:result-list",
         "/api/v1/results/",
+        "cursor={results_cursor}",
         "search=table",
         "ordering=value",
         "ordering=compute_sort",
