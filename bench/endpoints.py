@@ -464,6 +464,9 @@ EXCLUDED = {
     "api:imports": "POST only, for editors: imports write papers (bench/RESULTS.md times them "
     "with manage.py import_papers)",
     "api:import-detail": "an editor's import run: signed-in only, and a write when POSTed",
+    "api:results-import": "POST only, for editors: a results import writes points (docs/results.md "
+    "times 100,000 rows with manage.py import_results)",
+    "api:results-import-run": "an editor's results import run: signed-in only",
     "api:not-found": "the catch-all JSON 404 for addresses under /api/v1/ that do not exist",
     "dump-latest": "a file the scheduled dump task writes (404 until the first export_dump): "
     "served from storage, its size is the dump's, not the request's",

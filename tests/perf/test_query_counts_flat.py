@@ -29,6 +29,18 @@ ALLOWED_GROWTH = {
     # per-row query of that page on SQLite.
     "/research/?sort=oldest": 27,
 }
+# A filter no citing paper of the demo hub matches answers an empty list, which skips what a
+# non-empty one reads for its rows (an export's authors and cite keys; the explorer's notes).
+ALLOWED_GROWTH_OF_FILTERED = {"/papers/{hub}/citing.": 2, "/papers/{hub}/?": 1}
+
+
+def allowed_growth(template):
+    if template in ALLOWED_GROWTH:
+        return ALLOWED_GROWTH[template]
+    prefixes = [
+        n for prefix, n in ALLOWED_GROWTH_OF_FILTERED.items() if template.startswith(prefix)
+    ]
+    return max(prefixes) if "?" in template and prefixes else 0
 
 
 def query_counts():
@@ -58,8 +70,10 @@ def test_queries_per_request_are_the_same_at_a_larger_corpus(demo):
     grown = {
         template: (small[template][0], large[template][0])
         for template in small
-        if template in large
-        and large[template][0] > small[template][0] + ALLOWED_GROWTH.get(template, 0)
+        # A page past the demo's last (page=2 of a short list) is a 404 there: nothing to
+        # compare; tests/perf/test_filter_query_counts.py holds it to the ceiling.
+        if template in large and small[template][1] != 404
+        if large[template][0] > small[template][0] + allowed_growth(template)
     }
     assert not grown, grown
     assert {t: s for t, (_, s) in large.items() if s >= 500} == {}
