@@ -3,7 +3,10 @@ still see the published version, previews the draft revision as readers will see
 publishes it when ready (through the same save as any edit, so history records it).
 
 A draft revision is the change form's posted data (fields, relations and inline rows), one per
-item, shared by the editors. Publishing it is saving that form; discarding it deletes it."""
+item, shared by the editors, with the state it was written against (`base_state`: the item's
+many-to-many relations and its inline rows as the form showed them), so publishing can tell
+what changed live since from what the draft changed. Publishing it is saving that form;
+discarding it deletes it."""
 
 from django.conf import settings
 from django.contrib.contenttypes.fields import GenericForeignKey
@@ -13,8 +16,12 @@ from django.db.models.signals import post_delete
 from django.dispatch import receiver
 from django.http import QueryDict
 
+# The key of `DraftRevision.data` holding the state the draft was written against (not form
+# data: never posted back).
+BASE_KEY = "_base_state"
 # Posted keys that are buttons or tokens, not content.
 NOT_CONTENT = {
+    BASE_KEY,
     "csrfmiddlewaretoken",
     "_save",
     "_continue",
@@ -89,18 +96,21 @@ class DraftRevision(models.Model):
         return f"Draft revision of {self.content_type.model} {self.object_id}"
 
     @classmethod
-    def store(cls, obj, posted, author, expected=None, base_version=None):
+    def store(cls, obj, posted, author, expected=None, base_version=None, base_state=None):
         """Keep `posted` (a QueryDict from the change form) as the item's draft revision. With
         `expected` (the revision number the form was opened on, 0 for none), a compare-and-swap:
         StaleDraftRevision if someone saved a draft revision since. `base_version` is the item's
         version the data was written against (its current one unless said: a draft keeping
         values that conflict with live changes stays based on the older one, so publishing
-        still asks)."""
+        still asks). `base_state` is the item's relations and inline rows the data was written
+        against (see revisions_admin.base_state), kept the same way."""
         data = {
             key: posted.getlist(key)
             for key in posted
             if key not in NOT_CONTENT and not key.startswith("_conflict_")
         }
+        if base_state is not None:
+            data[BASE_KEY] = base_state
         content_type = ContentType.objects.get_for_model(type(obj))
         with transaction.atomic():
             current = (
@@ -123,6 +133,12 @@ class DraftRevision(models.Model):
             )
         return revision
 
+    @property
+    def base_state(self):
+        """{"m2m": {name: [...]}, "rows": {prefix: {pk: {field: value}}}}, or None for a draft
+        revision saved before it was kept."""
+        return self.data.get(BASE_KEY)
+
     def differences(self, posted):
         """The fields where `posted` (another editor's form) and this revision differ, as
         [(name, this revision's values, the posted values)]."""
@@ -139,7 +155,8 @@ class DraftRevision(models.Model):
         then guards from this moment on)."""
         posted = QueryDict(mutable=True)
         for key, values in self.data.items():
-            posted.setlist(key, values)
+            if key not in NOT_CONTENT:
+                posted.setlist(key, values)
         posted.setlist("edit_version", [str(current_version)])
         posted.setlist("_draft_revision", [str(self.pk)])
         return posted

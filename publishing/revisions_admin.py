@@ -9,11 +9,16 @@ draft's data, so validation, inline rows and the save itself are the ordinary on
 - previewing saves it for real inside a transaction, renders the item's public page from that
   state, and rolls everything back."""
 
+import contextlib
+import json
+import re
 from typing import NamedTuple
 
+from django import forms
 from django.contrib import messages
 from django.contrib.admin.utils import unquote
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models, router, transaction
 from django.http import Http404, HttpResponseRedirect, QueryDict
 from django.shortcuts import get_object_or_404
@@ -23,7 +28,7 @@ from taggit.managers import TaggableManager
 from taggit.utils import edit_string_for_tags, parse_tags
 
 from publishing.history import snapshot_relations, tracked_m2m_fields
-from publishing.models import Status
+from publishing.models import Status, can_publish
 from publishing.revisions import DraftRevision, StaleDraftRevision
 
 
@@ -68,6 +73,16 @@ class DraftRevisionAdminMixin:
             "draft_revision_version": revision.revision if revision is not None else 0,
         }
         extra_context["takes_draft_revisions"] = may_change and self.takes_draft_revisions(obj)
+        # Unpublished (or expired) since the draft revision was saved: it stays as the editors'
+        # pending work; publishing it makes the item public again (with the permission).
+        unpublished = revision is not None and obj.status != Status.PUBLISHED
+        extra_context["draft_revision_unpublished"] = unpublished
+        extra_context["shows_draft_revisions"] = may_change and (
+            extra_context["takes_draft_revisions"] or revision is not None
+        )
+        extra_context["may_publish_draft_revision"] = not unpublished or can_publish(
+            request.user, self.model
+        )
         if revision and self._has_preview(obj):
             extra_context["draft_revision_preview_url"] = self._preview_url(obj)
         if request.method == "POST" and may_change:
@@ -88,11 +103,17 @@ class DraftRevisionAdminMixin:
             saving_draft = "_save_draft_revision" in request.POST
             if saving_draft and not self.takes_draft_revisions(obj):
                 raise PermissionDenied
+            republishing = loaded and unpublished and "_publish_draft_revision" in request.POST
+            if republishing and not extra_context["may_publish_draft_revision"]:
+                raise PermissionDenied
             if loaded:
                 request.POST, conflicts, _ = self._reconcile(request, obj, revision, request.POST)
+                if republishing:
+                    request.POST.setlist("status", [Status.PUBLISHED])
                 if conflicts and saving_draft:
                     # Saved again without choosing: still asked about when it is published.
                     request._draft_revision_base_version = revision.base_version
+                    request._draft_revision_base_state = revision.base_state
                 elif conflicts:
                     return self._ask_about_conflicts(
                         request, object_id, form_url, extra_context, conflicts
@@ -112,6 +133,13 @@ class DraftRevisionAdminMixin:
             # A draft revision loaded into the saved form is now live: it is done.
             if saved_for_real and loaded:
                 revision.delete()
+            if saved_for_real and republishing:
+                self.message_user(
+                    request,
+                    f"This {obj._meta.verbose_name} was unpublished after its draft revision "
+                    "was saved; publishing the draft revision made it public again.",
+                    messages.WARNING,
+                )
             return response
         if revision is not None and may_change and request.GET.get("live") != "1":
             return self._render_with_draft(
@@ -124,12 +152,48 @@ class DraftRevisionAdminMixin:
         (see reconcile_with_live), over this change form's fields."""
         names = set(self.get_form(request, obj, change=True).base_fields)
         posted, conflicts, kept_live = reconcile_with_live(obj, revision, posted, names)
-        inlines = [
-            (formset.get_default_prefix(), formset.model, set(formset.form.base_fields))
-            for formset, _ in self.get_formsets_with_inlines(request, obj)
-        ]
+        base_rows = (revision.base_state or {}).get("rows", {})
+        inlines = []
+        for prefix, formset, inline in self._inline_formsets(request, obj):
+            shown = self._rows_shown(request, obj, prefix, formset, inline, posted)
+            asked, kept = reconcile_rows(posted, prefix, shown, base_rows.get(prefix, {}))
+            conflicts, kept_live = conflicts + asked, kept_live + kept
+            inlines.append((prefix, formset.model, set(formset.form.base_fields)))
         row_conflicts, rows_kept_live = rebase_inline_rows(posted, inlines)
         return posted, conflicts + row_conflicts, kept_live + rows_kept_live
+
+    def _inline_formsets(self, request, obj):
+        """[(prefix, formset class, inline)] of the change form's inline rows."""
+        return [
+            (formset.get_default_prefix(), formset, inline)
+            for formset, inline in self.get_formsets_with_inlines(request, obj)
+        ]
+
+    def _rows_shown(self, request, obj, prefix, formset_class, inline, posted):
+        """The inline rows of `prefix` that `posted` names, as the change form shows them now
+        (RowsShown)."""
+        model = formset_class.model
+        pks = posted_row_pks(posted, prefix, model)
+        queryset = inline.get_queryset(request).filter(pk__in=pks)
+        formset = formset_class(instance=obj, prefix=prefix, queryset=queryset)
+        return RowsShown(
+            model=model,
+            fields=dict(formset.empty_form.fields),
+            now=row_values(formset),
+            existing={
+                str(pk)
+                for pk in model._base_manager.filter(pk__in=pks).values_list("pk", flat=True)
+            },
+        )
+
+    def base_state(self, request, obj, posted):
+        """What a draft revision of `obj` made from `posted` is written against: the item's
+        many-to-many relations and the inline rows the form posts, as they are now."""
+        rows = {
+            prefix: self._rows_shown(request, obj, prefix, formset, inline, posted).now
+            for prefix, formset, inline in self._inline_formsets(request, obj)
+        }
+        return {"m2m": snapshot_relations(obj)["m2m"], "rows": rows}
 
     def _ask_about_conflicts(self, request, object_id, form_url, context, conflicts):
         """Publishing a draft revision over fields changed live since, without a choice for
@@ -234,12 +298,14 @@ class DraftRevisionAdminMixin:
     def save_draft_revision(self, request, obj, form):
         """Called by PublishableAdmin.save_model when the editor saved a draft revision."""
         live = type(obj)._base_manager.get(pk=obj.pk)
+        base_state = getattr(request, "_draft_revision_base_state", None)
         request._draft_revision = DraftRevision.store(
             live,
             request.POST,
             request.user,
             expected=posted_revision_number(request.POST),
             base_version=getattr(request, "_draft_revision_base_version", None),
+            base_state=base_state or self.base_state(request, live, request.POST),
         )
 
     def save_related(self, request, form, formsets, change):
@@ -436,13 +502,260 @@ def rebase_inline_rows(posted, inlines):
 
 
 def row_bases(posted):
-    """[(name, value)] of the rows' kept base versions, posted back with the form."""
-    return [(key, posted[key]) for key in posted if key.endswith(f"-{ROW_BASE}")]
+    """[(name, value)] of what the rows keep of their draft revision's base (the version, the
+    deleted row a new one would re-create), posted back with the form."""
+    kept = (f"-{ROW_BASE}", f"-{DELETED_ROW}")
+    return [(key, posted[key]) for key in posted if key.endswith(kept)]
 
 
-def form_count(posted, prefix):
+# Kept in a draft revision's new inline row that would re-create a row deleted live since, until
+# the editor chooses: the deleted row's key.
+DELETED_ROW = "draft_deleted_row"
+# A row's form fields that are bookkeeping, not what the editor edits.
+ROW_BOOKKEEPING = {"DELETE", "ORDER", "edit_version", "change_reason", ROW_BASE, DELETED_ROW}
+
+
+class RowsShown(NamedTuple):
+    """An inline's rows named by a draft revision, as the change form shows them now."""
+
+    model: type
+    fields: dict  # the row form's fields, by name
+    now: dict  # {pk: {field: value}} of the rows still there
+    existing: set  # the keys of the rows still there (shown here or not)
+
+
+def posted_row_pks(posted, prefix, model):
+    pk_name = model._meta.pk.name
+    keys = (posted.get(f"{prefix}-{n}-{pk_name}", "") for n in range(form_count(posted, prefix)))
+    return [int(key) for key in keys if key.isdigit()]
+
+
+def row_values(formset):
+    """{pk: {field: value}} of the formset's saved rows, as their unbound forms show them."""
+    fk = getattr(formset, "fk", None)
+    skip = {formset.model._meta.pk.name, getattr(fk, "name", None), *ROW_BOOKKEEPING}
+    rows = {}
+    for form in formset.initial_forms:
+        values = {name: form[name].value() for name in form.fields if name not in skip}
+        rows[str(form.instance.pk)] = json.loads(json.dumps(values, cls=DjangoJSONEncoder))
+    return rows
+
+
+def reconcile_rows(posted, prefix, shown, base):
+    """The draft revision's inline rows of `prefix` (in `posted`, changed in place) set against
+    the rows as they are now (`shown`) and as they were when it was saved (`base`, {pk:
+    {field: value}}):
+
+    - a row deleted live since is dropped when the draft did not change it (or deleted it
+      too); when it did, the editor chooses (`_conflict_<prefix>-pk<key>`): "live" drops it,
+      "draft" re-creates it as a new row; until then it waits as a new row marked DELETED_ROW;
+    - a row of a model without versions (rebase_inline_rows rebases the others) takes the
+      live value of a field the draft did not change; a field changed on both sides, or a
+      row deleted in the draft and changed live, is asked about.
+
+    Returns (the conflicts still to choose, what was kept as published)."""
+    conflicts, kept_live = [], []
+    model, fields = shown.model, shown.fields
+    pk_name = model._meta.pk.name
+    versioned = any(field.name == "version" for field in model._meta.concrete_fields)
+    rows = read_rows(posted, prefix)
+    initial = form_count(posted, prefix, "INITIAL_FORMS")
+    kept, added = [], []
+    for number, row in enumerate(rows):
+        pk = row.get(pk_name, "")
+        gone = row.get(DELETED_ROW) or (
+            pk if number < initial and pk.isdigit() and pk not in shown.existing else None
+        )
+        if gone:
+            choice = posted.get(f"_conflict_{prefix}-pk{gone}")
+            then = base.get(gone)
+            label = row_label(model, gone, then, fields)
+            untouched = then is not None and not changed_fields(fields, row, then)
+            if deleting(row) or choice == "live" or untouched:
+                if untouched and not deleting(row):
+                    kept_live.append(f"{label}: deleted")
+                continue
+            for name in (pk_name, "edit_version", ROW_BASE):
+                row.pop(name, None)
+            for name in [name for name in row if name.startswith("initial-")]:
+                row.pop(name)
+            if choice == "draft":
+                row.pop(DELETED_ROW, None)
+            else:
+                row.setlist(DELETED_ROW, [gone])
+                conflicts.append(
+                    Conflict(
+                        f"{prefix}-pk{gone}",
+                        f"{label}: deleted on the published version since",
+                        "Deleted (drop this row)",
+                        "Re-create it with the draft revision's values",
+                    )
+                )
+            added.append(row)
+            continue
+        (kept if number < initial else added).append(row)
+        then, now = base.get(pk), shown.now.get(pk)
+        if versioned or then is None or now is None:
+            continue
+        changed_live = changed_fields(fields, now, then)
+        label = row_label(model, pk, then, fields)
+        if deleting(row):
+            choice = posted.get(f"_conflict_{prefix}-pk{pk}")
+            if changed_live and choice == "live":
+                row.pop("DELETE", None)
+            elif changed_live and choice != "draft":
+                conflicts.append(
+                    Conflict(
+                        f"{prefix}-pk{pk}",
+                        f"{label}: deleted in the draft revision, changed on the published "
+                        f"version ({', '.join(str(fields[n].label or n) for n in changed_live)})",
+                        "Keep it",
+                        "Delete it",
+                    )
+                )
+            continue
+        for name in changed_live:
+            field, key = fields[name], f"{prefix}-pk{pk}-{name}"
+            draft = field_value(field, row, name)
+            if same(field, draft, then[name]):
+                put(field, row, name, now[name])
+                kept_live.append(f"{label}: {field.label or name}")
+            elif not same(field, draft, now[name]):
+                choice = posted.get(f"_conflict_{key}")
+                if choice == "live":
+                    put(field, row, name, now[name])
+                elif choice != "draft":
+                    conflicts.append(
+                        Conflict(
+                            key,
+                            f"{label}: {field.label or name}",
+                            shown_in_form(field, now[name]),
+                            shown_in_form(field, draft),
+                        )
+                    )
+    write_rows(posted, prefix, kept, added)
+    return conflicts, kept_live
+
+
+def changed_fields(fields, values, then):
+    """The names of the row fields whose value in `values` (a row's form data or its {field:
+    value}) differs from `then`."""
+    return [
+        name
+        for name, value in then.items()
+        if name in fields and not same(fields[name], field_value(fields[name], values, name), value)
+    ]
+
+
+def field_value(field, values, name):
+    if isinstance(values, QueryDict):
+        return field.widget.value_from_datadict(values, {}, name)
+    return values.get(name)
+
+
+def deleting(row):
+    return forms.CheckboxInput().value_from_datadict(row, {}, "DELETE")
+
+
+def row_label(model, pk, values, fields):
+    """A row as an editor knows it: its last recorded state's name, else its first field."""
+    history = getattr(model, "history", None)
+    if history is not None:
+        record = history.filter(**{model._meta.pk.name: pk}).order_by("-history_date").first()
+        if record is not None:
+            return f"{model._meta.verbose_name} “{record.instance}”"
+    name = next((name for name in (values or {}) if name in fields), None)
+    if name is None:
+        return f"{model._meta.verbose_name} {pk}"
+    return f"{model._meta.verbose_name} “{shown_in_form(fields[name], values[name])}”"
+
+
+_ROW_KEY = r"^(initial-)?{prefix}-(\d+)-(.+)$"
+
+
+def read_rows(posted, prefix):
+    """The posted rows of `prefix`, in order, each a QueryDict of its own keys (without the
+    prefix and number; a hidden initial value keeps its `initial-`)."""
+    rows = [QueryDict(mutable=True) for _ in range(form_count(posted, prefix))]
+    pattern = re.compile(_ROW_KEY.format(prefix=re.escape(prefix)))
+    for key in posted:
+        match = pattern.match(key)
+        if match and int(match[2]) < len(rows):
+            rows[int(match[2])].setlist((match[1] or "") + match[3], posted.getlist(key))
+    return rows
+
+
+def write_rows(posted, prefix, saved, new):
+    """Put the rows of `prefix` back in `posted`: the saved rows first, then the new ones."""
+    pattern = re.compile(_ROW_KEY.format(prefix=re.escape(prefix)))
+    for key in [key for key in posted if pattern.match(key)]:
+        posted.pop(key)
+    for number, row in enumerate([*saved, *new]):
+        for name in row:
+            head, name_ = ("initial-", name[8:]) if name.startswith("initial-") else ("", name)
+            posted.setlist(f"{head}{prefix}-{number}-{name_}", row.getlist(name))
+    posted.setlist(f"{prefix}-INITIAL_FORMS", [str(len(saved))])
+    posted.setlist(f"{prefix}-TOTAL_FORMS", [str(len(saved) + len(new))])
+
+
+def comparable(field, value):
+    """A row field's value (posted, or as its form shows it) in one form for comparing."""
+    if isinstance(field.widget, forms.CheckboxInput):
+        if isinstance(value, str):
+            return value.lower() not in ("", "false", "0", "off")
+        return bool(value)
+    if isinstance(value, (list, tuple)):
+        return tuple(sorted(str(item) for item in value))
+    if not isinstance(field, forms.ModelChoiceField):
+        with contextlib.suppress(ValidationError, TypeError, ValueError):
+            value = field.to_python(value)
+    return "" if value is None else str(value)
+
+
+def same(field, first, second):
+    return comparable(field, first) == comparable(field, second)
+
+
+def put(field, row, name, value):
+    if isinstance(field.widget, forms.CheckboxInput):
+        if comparable(field, value):
+            row.setlist(name, ["on"])
+        else:
+            row.pop(name, None)
+    elif isinstance(value, (list, tuple)):
+        row.setlist(name, [str(item) for item in value])
+    else:
+        row.setlist(name, ["" if value is None else str(value)])
+
+
+def shown_in_form(field, value):
+    """A row field's value as an editor reads it: names, not keys."""
+    if isinstance(field.widget, forms.CheckboxInput):
+        return "Yes" if comparable(field, value) else "No"
+    if value in (None, "", [], ()):
+        return "(empty)"
+    if isinstance(field, forms.ModelChoiceField):
+        keys = value if isinstance(value, (list, tuple)) else [value]
+        try:
+            rows = field.queryset.model._base_manager.filter(pk__in=keys)
+            return ", ".join(sorted(str(row) for row in rows)) or str(value)
+        except (ValidationError, TypeError, ValueError):
+            return str(value)
+    choices = dict(flat_choices(getattr(field, "choices", None) or ()))
+    return str(choices.get(str(value), value))
+
+
+def flat_choices(choices):
+    for key, label in choices:
+        if isinstance(label, (list, tuple)):
+            yield from flat_choices(label)
+        else:
+            yield str(key), label
+
+
+def form_count(posted, prefix, which="TOTAL_FORMS"):
     try:
-        return min(int(posted.get(f"{prefix}-TOTAL_FORMS", 0)), 1000)
+        return min(int(posted.get(f"{prefix}-{which}", 0)), 1000)
     except ValueError:
         return 0
 
@@ -468,7 +781,11 @@ def live_changes_since(obj, revision, names):
         now = form_value(field, getattr(obj, field.attname))
         if then != now:
             changes.append((field, then, now))
-    relations_then = (getattr(record, "related_snapshot", None) or {}).get("m2m", {})
+    # The relations when the draft was saved (a history record at that version may have been
+    # refreshed since: a tag added from a shell does not bump the version).
+    relations_then = (revision.base_state or {}).get("m2m") or (
+        getattr(record, "related_snapshot", None) or {}
+    ).get("m2m", {})
     relations_now = snapshot_relations(obj)["m2m"]
     for field in tracked_m2m_fields(type(obj)):
         if field.name not in names or field.name not in relations_then:
