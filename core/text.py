@@ -15,6 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from django.core.validators import ProhibitNullCharactersValidator
 from django.db import models
+from django.forms.utils import pretty_name
 from django.utils.encoding import iri_to_uri
 from django.utils.text import capfirst
 
@@ -44,6 +45,22 @@ def name_null_character_refusal(field, label):
         for validator in field.validators
     ]
     return field
+
+
+def name_null_character_refusals(fields):
+    """Name the null-character refusal of every field in `fields` (a form's {name: field})."""
+    for name, field in fields.items():
+        name_null_character_refusal(field, field.label or pretty_name(name))
+    return fields
+
+
+class NamedRefusalsForm:
+    """A form mixin: its fields' null-character refusals name the field (a plain form's
+    fields are not made by an admin, which names them in publishing/admin_site.py)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        name_null_character_refusals(self.fields)
 
 
 def ascii_url(value):

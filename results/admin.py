@@ -11,6 +11,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from core.text import NamedRefusalsForm
 from publishing.admin import LengthCheckedOnSaveMixin, PublishableAdmin
 from results.importer import (
     BadUpload,
@@ -101,7 +102,7 @@ class SeriesAdmin(PublishableAdmin):
         super().save_model(request, obj, form, change)
 
 
-class ResultsImportForm(forms.Form):
+class ResultsImportForm(NamedRefusalsForm, forms.Form):
     file = forms.FileField(help_text="A CSV in the template's columns (docs/results.md), UTF-8.")
 
     def clean_file(self):

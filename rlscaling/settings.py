@@ -51,7 +51,7 @@ SITE_URL = (
 ADMIN_URL = os.environ.get("ADMIN_URL", "admin/").strip("/") + "/"
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "publishing.admin_apps.EditorsAdminConfig",  # django.contrib.admin, the editors' site
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

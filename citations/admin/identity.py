@@ -17,11 +17,12 @@ from citations.importers.apply import IMPORT_PUBLISH_REFUSED, may_import_live, r
 from citations.importers.runs import ImportRun
 from citations.merging import merge_papers, undo_merge
 from citations.models import Paper
+from core.text import NamedRefusalsForm
 from publishing.admin import LargeTablePaginator
 from publishing.permissions import LiveRowsAdminMixin, may_change_live
 
 
-class ImportForm(forms.Form):
+class ImportForm(NamedRefusalsForm, forms.Form):
     text = forms.CharField(
         label="Paste BibTeX, a list of arXiv ids, or any supported format",
         widget=forms.Textarea(attrs={"rows": 14, "cols": 100}),
