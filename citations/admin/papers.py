@@ -223,7 +223,7 @@ class AuthorshipForm(forms.ModelForm):
 class AuthorshipFormSet(BaseInlineFormSet):
     def clean(self):
         super().clean()
-        seen = set()
+        seen = self.listed_elsewhere()
         listed = []
         for form in self.forms:
             if self.can_delete and self._should_delete_form(form):
@@ -238,6 +238,16 @@ class AuthorshipFormSet(BaseInlineFormSet):
         # A new paper's cite key is assigned when the paper is saved, before these rows: from
         # the first author listed here (citations/cite_keys.py).
         self.instance.cite_key_author = min(listed)[2] if listed else None
+
+    def listed_elsewhere(self):
+        """The names (casefolded) of the paper's authors in rows this form does not carry: added
+        since it was opened (by another editor, or live while a draft revision waited), so
+        listing one again is refused, not a unique-constraint failure."""
+        if self.instance.pk is None:
+            return set()
+        carried = [form.instance.pk for form in self.forms if form.instance.pk is not None]
+        rows = Authorship.objects.filter(paper=self.instance).exclude(pk__in=carried)
+        return {name.casefold() for name in rows.values_list("author__name", flat=True)}
 
 
 class AuthorshipInline(admin.TabularInline):

@@ -9,6 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from bottlenecks.models import Analysis, AnalysisStep
 from citations.models import Author, Authorship, Citation, Paper
 from publishing.revisions import DraftRevision
 from tests.factories import CitationFactory, PaperFactory
@@ -241,3 +242,54 @@ def test_a_deleted_edge_the_draft_did_not_touch_stays_deleted(editor_client, pap
     assert response.status_code == 302, text_of(response)[:2000]
     assert Paper.objects.get(pk=paper.pk).title == "The draft's title"
     assert not Citation.objects.filter(citing_paper=paper).exists()
+
+
+# -- the same for every model with draft revisions ---------------------------------------------
+
+
+def test_an_analysis_step_changed_live_is_kept_and_one_changed_on_both_sides_asked(
+    editor_client,
+):
+    analysis = Analysis.objects.create(
+        title="Live analysis", slug="live-analysis", dek="The standfirst.", status="published"
+    )
+    first = AnalysisStep.objects.create(analysis=analysis, order=1, title="Measure", body="A.")
+    second = AnalysisStep.objects.create(analysis=analysis, order=2, title="Fix", body="B.")
+    url = reverse("admin:bottlenecks_analysis_change", args=[analysis.pk])
+    data = admin_form_data(editor_client.get(url), Analysis)
+    data["title"] = ["The draft's analysis"]
+    data[f"{row_prefix(data, second.pk, 'steps')}-body"] = ["The draft's step."]
+    data["_save_draft_revision"] = ["Save"]
+    assert editor_client.post(url, data).status_code == 302
+    AnalysisStep.objects.filter(pk=first.pk).update(body="Changed live.")
+    AnalysisStep.objects.filter(pk=second.pk).update(body="Also changed live.")
+
+    page = editor_client.get(url)
+    (name,) = conflict_names(page)
+    assert "Also changed live." in html.unescape(text_of(page))
+    data = admin_form_data(page, Analysis)
+    data["_publish_draft_revision"] = ["Publish draft revision"]
+    data[f"_conflict_{name}"] = ["draft"]
+    response = editor_client.post(url, data)
+
+    assert response.status_code == 302, text_of(response)[:2000]
+    assert Analysis.objects.get(pk=analysis.pk).title == "The draft's analysis"
+    assert AnalysisStep.objects.get(pk=first.pk).body == "Changed live."
+    assert AnalysisStep.objects.get(pk=second.pk).body == "The draft's step."
+
+
+def test_an_author_the_draft_adds_and_live_added_meanwhile_is_refused_by_name(editor_client, paper):
+    save_draft(
+        editor_client,
+        paper,
+        **{"authorships-2-name": "Grace Hopper", "authorships-2-position": "2"},
+    )
+    Authorship.objects.create(
+        paper=paper, author=Author.objects.create(name="Grace Hopper"), position=5
+    )
+
+    response = publish(editor_client, paper)
+
+    assert response.status_code == 200
+    assert "This author is already listed on this paper." in html.unescape(text_of(response))
+    assert authors_of(paper) == ["Ada Lovelace", "Alan Turing", "Grace Hopper"]
