@@ -123,3 +123,34 @@ def test_a_draft_revision_of_a_citation_row_is_rebased_on_the_saved_edge(
     edge = Citation.objects.get(pk=edge.pk)
     assert edge.context == "The draft's sentence."
     assert edge.representative_reason == "Chosen live." and edge.is_representative
+
+
+@pytest.mark.slow
+def test_a_draft_revision_whose_edge_was_deleted_names_it_and_drops_it_on_request(
+    transactional_db, live_server, chromium
+):
+    edge = CitationFactory(context="The published sentence.", publish_unclassified=True)
+    paper = edge.citing_paper
+    url = change_url(live_server, paper)
+    drafting = signed_in(chromium, live_server, "drafting-editor")
+    drafting.goto(url)
+    drafting.fill("#id_title", "The draft's title")
+    drafting.fill("#id_citations_made-0-context", "The draft's sentence.")
+    drafting.click("input[name=_save_draft_revision]")
+    assert "Saved as a draft revision" in messages_of(drafting)
+    Citation.objects.get(pk=edge.pk).delete()  # another editor deletes the edge
+
+    drafting.goto(url)
+    note = drafting.locator(".draft-revision-note[role=alert]").first
+    assert "deleted on the published version since" in note.inner_text()
+    assert str(edge.cited_paper.title) in note.inner_text()
+    drafting.click("input[name=_publish_draft_revision]")
+    assert "Nothing was published" in messages_of(drafting)
+    drafting.locator("input[type=radio][value=live]").check()
+    drafting.click("input[name=_publish_draft_revision]")
+
+    assert "was changed successfully" in messages_of(drafting)
+    paper.refresh_from_db()
+    assert paper.title == "The draft's title"
+    assert not Citation.objects.filter(citing_paper=paper).exists()
+    assert not DraftRevision.objects.for_object(paper).exists()
