@@ -103,6 +103,7 @@ RESULT_FILTERS = (
     "model_size=large",
     "reward_type=verifiable",
     "tag={tag}",
+    "layer={layer}",
 )
 
 # The hub explorer's filters, on the hub's page and on its citing papers' export.

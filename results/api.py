@@ -25,6 +25,7 @@ from apikit.pagination import KeysetWithDeprecatedPagesPagination
 from apikit.params import StrictQueryParametersMixin
 from apikit.parsers import PlainTextParser
 from apikit.viewsets import ReadOnlyViewSet
+from bottlenecks.models import Layer
 from bottlenecks.setting import ModelSize, RewardType, TaskFamily
 from citations.models import Paper
 from results.importer import (
@@ -187,6 +188,16 @@ def _choice(field_name, choices):
     return django_filters.ChoiceFilter(field_name=field_name, choices=choices)
 
 
+def _layer():
+    return django_filters.ModelChoiceFilter(
+        method="filter_layer",
+        to_field_name="slug",
+        queryset=Layer.objects.published(),
+        help_text="Layer slug: runs from papers on the layer, or whose points carry a "
+        "published claim on it (the diagnosis' rule).",
+    )
+
+
 def _tag(field_name):
     return django_filters.ModelChoiceFilter(
         field_name=field_name,
@@ -203,10 +214,14 @@ class SeriesFilterSet(PublishableFilterSet):
     model_size = _choice("model_size", ModelSize.choices)
     reward_type = _choice("reward_type", RewardType.choices)
     tag = _tag("recipe_tags")
+    layer = _layer()
 
     class Meta:
         model = Series
         fields = []
+
+    def filter_layer(self, queryset, name, layer):
+        return queryset.on_layer(layer)
 
 
 class ResultFilterSet(django_filters.FilterSet):
@@ -217,6 +232,7 @@ class ResultFilterSet(django_filters.FilterSet):
     model_size = _choice("series__model_size", ModelSize.choices)
     reward_type = _choice("series__reward_type", RewardType.choices)
     tag = _tag("series__recipe_tags")
+    layer = _layer()
     compute_axis = django_filters.ChoiceFilter(
         method="filter_axis",
         choices=[("gpu_hours", "gpu_hours"), ("flops", "flops")],
@@ -226,6 +242,9 @@ class ResultFilterSet(django_filters.FilterSet):
     class Meta:
         model = Result
         fields = []
+
+    def filter_layer(self, queryset, name, layer):
+        return queryset.on_layer(layer)
 
     def filter_axis(self, queryset, name, value):
         units = [unit for unit, (axis, _, _) in COMPUTE_UNITS.items() if axis == value]

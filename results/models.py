@@ -77,6 +77,16 @@ class SeriesQuerySet(PublishableQuerySet):
             return self.all()
         return self.public()
 
+    def on_layer(self, layer):
+        """The series that bear on a bottleneck layer: the layers of their paper and those of
+        the published claims their points carry, the rule the diagnosis weighs runs by
+        (evidence/diagnosis.py, `runs_on_layers`). Subqueries, so no series is repeated."""
+        by_paper = Series.objects.filter(paper__layers=layer).values("pk")
+        by_claims = Result.objects.filter(published_q("claims__"), claims__layers=layer).values(
+            "series_id"
+        )
+        return self.filter(models.Q(pk__in=by_paper) | models.Q(pk__in=by_claims))
+
     def with_paper(self):
         """With the paper's slug and title, the only columns of its wide row (abstract, search
         document) a list of runs names."""
@@ -223,6 +233,10 @@ class ResultQuerySet(models.QuerySet):
         if user.is_authenticated and user.has_perm("results.view_series"):
             return self.all()
         return self.public()
+
+    def on_layer(self, layer):
+        """Points of the series that bear on `layer` (`SeriesQuerySet.on_layer`)."""
+        return self.filter(series__in=Series.objects.on_layer(layer).values("pk"))
 
     def with_source(self, *run_fields):
         """With its run (`run_fields` of it, else all), and of the run's benchmark and paper

@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_safe
 
+from bottlenecks.models import Layer
 from bottlenecks.setting import ModelSize, RewardType, TaskFamily
 from citations.models import Paper
 from core.pagination import paginate
@@ -46,6 +47,11 @@ class ResultFilterForm(forms.Form):
     reward_type = forms.ChoiceField(required=False, choices=_blank(RewardType.choices))
     paper = forms.SlugField(required=False)
     tag = forms.SlugField(required=False, label="Recipe tag")
+    layer = forms.SlugField(
+        required=False,
+        label="Bottleneck layer",
+        help_text="Runs from papers on the layer, or carrying a claim on it.",
+    )
     sort = forms.ChoiceField(
         required=False, choices=[(k, label) for k, (label, _) in RESULT_SORTS.items()]
     )
@@ -68,8 +74,19 @@ class ResultFilterForm(forms.Form):
             raise forms.ValidationError(f"There is no tag “{slug}”.")
         return slug
 
+    def clean_layer(self):
+        slug = self.cleaned_data["layer"]
+        if not slug:
+            return None
+        layer = Layer.objects.published().filter(slug=slug).first()
+        if layer is None:
+            raise forms.ValidationError(f"There is no layer “{slug}”.")
+        return layer
+
     def filter(self, points):
         data = self.cleaned_data
+        if data.get("layer"):
+            points = points.on_layer(data["layer"])
         lookups = {
             "benchmark": "series__benchmark__slug",
             "task_family": "series__task_family",

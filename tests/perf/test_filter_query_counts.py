@@ -108,6 +108,9 @@ def grow(count, seed):
     hub = Paper.objects.get(slug=targets["hub"])
     tag = Tag.objects.get(slug=targets["tag"])
     layer = Layer.objects.get(slug=targets["layer"])
+    # The grown runs bear on the layer through their papers (`Series.objects.on_layer`).
+    for paper in Paper.objects.filter(series__slug__startswith=f"{prefix}-run-").distinct():
+        paper.layers.add(layer)
     roles = list(CitationRole.objects.order_by("pk")) or [None]
     polarities = list(CitationPolarity.objects.order_by("pk")) or [None]
     for i in range(count):
