@@ -15,6 +15,26 @@ from pagecache.caching import reads_query
 # Each change is (kind, text): kind is "added", "changed", "deprecated" or "removed".
 CHANGELOG = [
     {
+        "version": "1.7.0",
+        "date": "2026-12-07",
+        "changes": [
+            (
+                "added",
+                "Writes on `/api/v1/benchmarks/`, `/api/v1/series/` and `/api/v1/results/` "
+                "(POST, PUT, PATCH, DELETE) with a token, as on papers: the model permissions, "
+                "contributors write drafts only (403 for publishing or for a published run's "
+                "points), the model's own validation (a 400 naming the field; nothing written), "
+                "`version` or `If-Match` against stale edits (a point: `If-Match`). A new "
+                "series records who entered it. Before, these answered 405.",
+            ),
+            (
+                "added",
+                "`layer=` on `/api/v1/results/` and `/api/v1/series/`: runs whose paper is on "
+                "the layer or whose points carry a published claim on it.",
+            ),
+        ],
+    },
+    {
         "version": "1.6.0",
         "date": "2026-12-06",
         "changes": [

@@ -1,10 +1,17 @@
 """The API over reported results: `/api/v1/benchmarks/`, `/api/v1/series/` (with their stored
-fits) and `/api/v1/results/` (one row per reported point), read-only; editors enter results in
-the admin, with `manage.py import_results` or `POST /api/v1/results/import/` (a CSV). Readers
-see public rows only: a series is public with its benchmark and its paper, a point and a fit
-with their series."""
+fits) and `/api/v1/results/` (one row per reported point). Readers see public rows only: a
+series is public with its benchmark and its paper, a point and a fit with their series.
+
+Editors and contributors write them with a token as they write papers (`PublishableViewSet`:
+the model permissions, drafts for contributors, the compare-and-swap on `version`), under the
+model's own validation (`full_clean`, as the admin and the CSV import apply it); many points
+at once go through `POST /api/v1/results/import/` (a CSV)."""
+
+import copy
 
 import django_filters
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.core.exceptions import ValidationError as ModelValidationError
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -16,7 +23,7 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 from rest_framework.views import APIView
 
-from apikit.concurrency import PUBLISHING_FIELDS
+from apikit.concurrency import PUBLISHING_FIELDS, VersionedModelSerializer
 from apikit.errors import ErrorSerializer, error_response
 from apikit.facets import Facet, GroupByMixin, choice_label
 from apikit.fields import ApiUrlField, HtmlUrlField
@@ -24,10 +31,12 @@ from apikit.filters import PublishableFilterSet, slug_choice
 from apikit.pagination import KeysetWithDeprecatedPagesPagination
 from apikit.params import StrictQueryParametersMixin
 from apikit.parsers import PlainTextParser
-from apikit.viewsets import ReadOnlyViewSet
+from apikit.viewsets import PublishableViewSet
 from bottlenecks.models import Layer
 from bottlenecks.setting import ModelSize, RewardType, TaskFamily
 from citations.models import Paper
+from publishing.models import GOING_PUBLIC
+from publishing.permissions import LIVE_CHANGE_REFUSED, may_change_live
 from results.importer import (
     BadUpload,
     apply_now,
@@ -49,10 +58,36 @@ from results.models import (
 from tags.models import Tag
 
 
-class BenchmarkSerializer(serializers.ModelSerializer):
+class ModelRulesMixin:
+    """The model's own validation (`full_clean`: its fields and `clean()`), the rule the admin
+    and the CSV import apply, run after the serializer's checks; its messages are given under
+    the API's field names. Uniqueness is left to the serializer's own validators."""
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        relations = set(getattr(self.Meta, "relations", ()))
+        row = copy.copy(self.instance) if self.instance is not None else self.Meta.model()
+        for name, value in attrs.items():
+            if name not in relations:
+                setattr(row, name, value)
+        self.prepare_for_rules(row)
+        try:
+            row.full_clean(validate_unique=False)
+        except ModelValidationError as error:
+            names = {field.source: name for name, field in self.fields.items()}
+            names[NON_FIELD_ERRORS] = "non_field_errors"
+            raise ValidationError(
+                {names.get(name, name): messages for name, messages in error.message_dict.items()}
+            ) from None
+        return attrs
+
+    def prepare_for_rules(self, row):
+        """Set what the save sets before the rules read it; nothing by default."""
+
+
+class BenchmarkSerializer(ModelRulesMixin, VersionedModelSerializer):
     api_url = ApiUrlField("api:benchmark-detail")
     html_url = HtmlUrlField(help_text="The benchmark's page: its chart and table.")
-    version = serializers.IntegerField(read_only=True)
 
     class Meta:
         model = Benchmark
@@ -109,15 +144,26 @@ class FitSerializer(serializers.ModelSerializer):
         ]
 
 
-class SeriesSerializer(serializers.ModelSerializer):
+def slug_reference(model, noun, help_text, **kwargs):
+    return serializers.SlugRelatedField(
+        slug_field="slug",
+        queryset=model.objects.all(),
+        error_messages={"does_not_exist": f"No {noun} has the slug “{{value}}”."},
+        help_text=help_text,
+        **kwargs,
+    )
+
+
+class SeriesSerializer(ModelRulesMixin, VersionedModelSerializer):
     api_url = ApiUrlField("api:series-detail")
     html_url = HtmlUrlField(help_text="The series on its benchmark's page.")
-    benchmark = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    paper = serializers.SlugRelatedField(slug_field="slug", read_only=True)
-    model = serializers.CharField(source="model_name", read_only=True)
-    recipe_tags = serializers.SlugRelatedField(many=True, slug_field="slug", read_only=True)
+    benchmark = slug_reference(Benchmark, "benchmark", "The benchmark's slug.")
+    paper = slug_reference(Paper, "paper", "The slug of the paper the run is from.")
+    model = serializers.CharField(
+        source="model_name", required=False, allow_blank=True, max_length=200
+    )
+    recipe_tags = slug_reference(Tag, "tag", "Recipe tag slugs.", many=True, required=False)
     fits = FitSerializer(many=True, read_only=True)
-    version = serializers.IntegerField(read_only=True)
 
     class Meta:
         model = Series
@@ -141,11 +187,20 @@ class SeriesSerializer(serializers.ModelSerializer):
             "fits",
             *PUBLISHING_FIELDS,
         ]
+        read_only_fields = ["checked_at"]
+        relations = ["recipe_tags"]
+
+    def create(self, validated_data):
+        # Provenance: who entered the run, as the admin and the CSV import record it.
+        user = getattr(self.context.get("request"), "user", None)
+        if user is not None and user.is_authenticated:
+            validated_data["entered_by"] = user
+        return super().create(validated_data)
 
 
-class ResultSerializer(serializers.ModelSerializer):
+class ResultSerializer(ModelRulesMixin, VersionedModelSerializer):
     api_url = ApiUrlField("api:result-detail", lookup_field="pk")
-    series = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    series = slug_reference(Series, "series", "The slug of the run the point belongs to.")
     benchmark = serializers.CharField(source="series.benchmark.slug", read_only=True)
     paper = serializers.CharField(source="series.paper.slug", read_only=True, allow_null=True)
     compute_axis = serializers.CharField(read_only=True, allow_null=True)
@@ -174,6 +229,26 @@ class ResultSerializer(serializers.ModelSerializer):
             "steps",
             "note",
         ]
+        read_only_fields = ["gpu_hours", "flops"]
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        refuse_live_points(self.context["request"].user, self.instance, attrs.get("series"))
+        return attrs
+
+    def prepare_for_rules(self, row):
+        row.normalise_compute()
+
+
+def refuse_live_points(user, point, series=None):
+    """A 403 unless `user` may change what readers see or every run the write touches (the
+    point's run, and the one it moves to) is not going public: the import's rule
+    (`Plan.refusal`), a point being public with its run."""
+    if may_change_live(user, Series):
+        return
+    runs = [run for run in (getattr(point, "series", None), series) if run is not None]
+    if any(run.status in GOING_PUBLIC for run in runs):
+        raise PermissionDenied(LIVE_CHANGE_REFUSED)
 
 
 class BenchmarkFilterSet(PublishableFilterSet):
@@ -251,7 +326,7 @@ class ResultFilterSet(django_filters.FilterSet):
         return queryset.filter(compute_unit__in=units)
 
 
-class BenchmarkViewSet(ReadOnlyViewSet):
+class BenchmarkViewSet(PublishableViewSet):
     """What results are measured on: name, metric, unit and direction."""
 
     queryset = Benchmark.objects.all()
@@ -261,11 +336,8 @@ class BenchmarkViewSet(ReadOnlyViewSet):
     ordering_fields = ["name", "updated_at"]
     ordering = ["name", "pk"]
 
-    def get_queryset(self):
-        return Benchmark.objects.visible_to(self.request.user)
 
-
-class SeriesViewSet(ReadOnlyViewSet):
+class SeriesViewSet(PublishableViewSet):
     """Runs measured as RL compute grows, each with its stored fits (the ScaleRL sigmoid and a
     power law, with 90% bootstrap intervals, or the reason a fit was refused)."""
 
@@ -276,11 +348,9 @@ class SeriesViewSet(ReadOnlyViewSet):
     ordering_fields = ["name", "updated_at"]
     ordering = ["benchmark__name", "name", "pk"]
 
-    def get_queryset(self):
-        return (
-            Series.objects.visible_to(self.request.user)
-            .select_related("benchmark", "paper")
-            .prefetch_related("recipe_tags", Prefetch("fits", queryset=Fit.objects.all()))
+    def decorate(self, queryset):
+        return queryset.select_related("benchmark", "paper").prefetch_related(
+            "recipe_tags", Prefetch("fits", queryset=Fit.objects.all())
         )
 
 
@@ -289,7 +359,7 @@ def setting_facet(name, choices):
     return Facet(path, choice_label(path, choices), missing=f"without a {name.replace('_', ' ')}")
 
 
-class ResultViewSet(GroupByMixin, ReadOnlyViewSet):
+class ResultViewSet(GroupByMixin, PublishableViewSet):
     """Reported points: the value as the paper reports it, where in the paper, and the RL
     compute normalised to GPU-hours or FLOPs (never one into the other). `group_by=` counts
     the points by benchmark, series, paper, setting or where in the paper they are reported.
@@ -321,9 +391,18 @@ class ResultViewSet(GroupByMixin, ReadOnlyViewSet):
         ),
     }
 
-    def get_queryset(self):
+    def decorate(self, queryset):
         # The run's name too: the cursor holds the last row's value of every ordering term.
-        return Result.objects.visible_to(self.request.user).with_source("slug", "name")
+        return queryset.with_source("slug", "name")
+
+    def submitted_version(self, request, instance):
+        """A point has no version of its own (its run has): `If-Match` with the ETag read is
+        its precondition (412 when the point changed)."""
+        return None
+
+    def destroy(self, request, *args, **kwargs):
+        refuse_live_points(request.user, self.get_object())
+        return super().destroy(request, *args, **kwargs)
 
 
 # -- POST /api/v1/results/import/: the CSV import for API clients ---------------------------

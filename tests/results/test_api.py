@@ -67,12 +67,6 @@ def test_bad_parameters_are_400s(rows, query):
     assert response.json()["status"] == 400
 
 
-def test_the_api_refuses_writes(rows, editor):
-    client = token_client(editor)
-    assert client.post("/api/v1/results/", {}, format="json").status_code == 405
-    assert client.delete("/api/v1/series/shown/").status_code == 405
-
-
 def test_results_are_counted_by_benchmark_paper_and_setting_without_drafts(rows, editor):
     """`group_by` on the results list: how many public points each benchmark, series, paper,
     setting or location kind has, with drafts (their series, paper or benchmark) counted only
