@@ -1,7 +1,9 @@
 """The demo's reported results (web/demo/results.toml), loaded by `manage.py load_demo`
-through the site's demo loader: `load_results(loader, data)` uses the loader's upsert (create
-missing rows, set them back on reset) so a second load changes nothing. Saving points
-enqueues their series' refit (results/receivers.py); the worker computes the fits."""
+through the site's demo loader: `load_results(loader, data, claims)` uses the loader's upsert
+(create missing rows, set them back on reset) so a second load changes nothing. Saving points
+enqueues their series' refit (results/receivers.py); the worker computes the fits. A series'
+`claim` is the claim whose figure its points carry: the points are added to its results
+(`claims`: the claims by slug, which the site's loader reads, this app sitting below them)."""
 
 from citations.models import Paper
 from results.models import Benchmark, LocationKind, Result, Series
@@ -11,7 +13,8 @@ SERIES_FIELDS = ["name", "model_name", "base_model", "recipe", "task_family", "m
 SERIES_FIELDS += ["reward_type", "source_location"]
 
 
-def load_results(loader, data):
+def load_results(loader, data, claims=None):
+    claims = claims or {}
     benchmarks = {}
     for row in data.get("benchmarks", []):
         values = {name: row.get(name, "") for name in BENCHMARK_FIELDS}
@@ -32,6 +35,7 @@ def load_results(loader, data):
         series = loader.upsert(Series, {"slug": row["slug"]}, values | loader.publishing(row))
         if not loader.owns_parts(series):
             continue
+        claim = claims.get(row.get("claim", ""))
         wanted = [point_values(point) for point in row.get("points", [])]
         stored = [
             {name: getattr(point, name) for name in POINT_FIELDS} for point in series.points.all()
@@ -44,6 +48,12 @@ def load_results(loader, data):
                 point.full_clean()
                 point.save()
             loader.record(series, ["points"])
+        if claim is not None:
+            carried = set(claim.results.values_list("pk", flat=True))
+            missing = [point for point in series.points.all() if point.pk not in carried]
+            if missing:
+                claim.results.add(*missing)
+                loader.record(claim, ["results"])
 
 
 POINT_FIELDS = ["location_kind", "location", "value", "uncertainty", "compute_reported"]

@@ -104,7 +104,8 @@ class DemoLoader:
         self.load_notes(notes)
         self.load_evidence(self.read("evidence.toml"))
         self.load_tags(self.read("tags.toml"))
-        load_results(self, self.read("results.toml"))
+        claims = {claim.slug: claim for claim in Claim.objects.all()}
+        load_results(self, self.read("results.toml"), claims)
         refresh_all_neighbours()  # the hubs' similar papers, prior and derivative works
         return self.changed
 
