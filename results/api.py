@@ -233,7 +233,9 @@ class ResultSerializer(ModelRulesMixin, VersionedModelSerializer):
 
     def validate(self, attrs):
         attrs = super().validate(attrs)
-        refuse_live_points(self.context["request"].user, self.instance, attrs.get("series"))
+        point = self.instance
+        if point is None or any(getattr(point, name) != value for name, value in attrs.items()):
+            refuse_live_points(self.context["request"].user, point, attrs.get("series"))
         return attrs
 
     def prepare_for_rules(self, row):

@@ -37,6 +37,11 @@ class SeriesFactory(PublishedFactory):
 
 class ResultFactory(factory.django.DjangoModelFactory):
     series = factory.SubFactory(SeriesFactory)
+
+    class Params:
+        # A point is a draft with its run.
+        draft = factory.Trait(series=factory.SubFactory(SeriesFactory, draft=True))
+
     location_kind = "figure"
     location = "Figure 1"
     value = 50.0
