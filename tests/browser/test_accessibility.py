@@ -40,6 +40,35 @@ def page_types():
         "search empty": "/search/?q=qqxyzzy",
         "search bad": "/search/?kind=nope&q=x",
         "not found": "/no-such-page/",
+        **results_pages(),
+    }
+
+
+def results_pages():
+    """The results pages of the demo: the list (filtered by a layer too, and with a bad
+    filter), the benchmarks, the benchmark with the most runs, one run (its section on that
+    page: a run has no page of its own), and two runs compared."""
+    from django.db.models import Count
+
+    from bottlenecks.models import Layer
+    from results.models import Benchmark, Series
+
+    benchmark = (
+        Benchmark.objects.published()
+        .annotate(runs=Count("series"))
+        .order_by("-runs", "slug")
+        .first()
+    )
+    first, second = Series.objects.public().order_by("slug")[:2]
+    layer = Layer.objects.published().order_by("order").first()
+    return {
+        "results": "/results/",
+        "results by layer": f"/results/?layer={layer.slug}&sort=value",
+        "results bad filter": "/results/?task_family=poetry",
+        "benchmarks": "/benchmarks/",
+        "benchmark": benchmark.get_absolute_url(),
+        "series": first.get_absolute_url(),
+        "compare": f"/results/compare/?series={first.slug}&series={second.slug}",
     }
 
 
