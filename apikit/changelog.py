@@ -40,6 +40,11 @@ CHANGELOG = [
         "changes": [
             (
                 "added",
+                "`reported_on_precision` on /claims/ (`day`, `month`, `year`, `unknown`): "
+                "`reported_on` is a fact only as far as it says, and null when it is `unknown`.",
+            ),
+            (
+                "added",
                 "`POST /api/v1/results/import/`: reported results from a CSV (the import "
                 "template, docs/results.md) as a `text/csv` body or a multipart `file`. A dry "
                 "run by default (200: each row's outcome); `dry_run=false` applies it (201 with "

@@ -65,10 +65,19 @@ def date_display(date, precision):
     return date_format(date, DISPLAY_FORMATS[len(parts)]) if parts else ""
 
 
-def known_date_q(prefix=""):
-    """Rows (through `prefix`, e.g. "citing_paper__") whose publication date is a fact."""
-    return Q(**{f"{prefix}publication_date__isnull": False}) & ~Q(
-        **{f"{prefix}date_precision": DatePrecision.UNKNOWN}
+def known_date_q(prefix="", field="publication_date", precision="date_precision"):
+    """Rows (through `prefix`, e.g. "citing_paper__") whose date is a fact: a paper's
+    publication date by default, or another date `field` with its `precision` field (a
+    claim's `reported_on`)."""
+    return Q(**{f"{prefix}{field}__isnull": False}) & ~Q(
+        **{f"{prefix}{precision}": DatePrecision.UNKNOWN}
+    )
+
+
+def known_quarter_q(field="publication_date", precision="date_precision"):
+    """Rows whose date is a fact to a month or a day: those a quarter can hold."""
+    return Q(**{f"{field}__isnull": False}) & Q(
+        **{f"{precision}__in": [DatePrecision.DAY, DatePrecision.MONTH]}
     )
 
 

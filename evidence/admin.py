@@ -23,6 +23,9 @@ class ClaimForm(PublishableForm):
         if "contrasting_citations" in cleaned_data:
             # The model's clean() sees the citations being chosen, not only the saved ones.
             self.instance.contesting_chosen = list(cleaned_data["contrasting_citations"])
+        if "papers" in cleaned_data:
+            # Likewise the papers being chosen, whose placeholder dates the claim may not give.
+            self.instance.papers_chosen = list(cleaned_data["papers"])
         return cleaned_data
 
 
@@ -105,7 +108,19 @@ class ClaimAdmin(PublishableAdmin):
     filter_horizontal = ["layers"]
     date_hierarchy = "reported_on"
     fieldsets = [
-        (None, {"fields": ["statement", "slug", "figure", "unit", "direction", "reported_on"]}),
+        (
+            None,
+            {
+                "fields": [
+                    "statement",
+                    "slug",
+                    "figure",
+                    "unit",
+                    "direction",
+                    ("reported_on", "reported_on_precision"),
+                ]
+            },
+        ),
         ("Where it comes from", {"fields": ["papers", "notes", "layers"]}),
         (
             "The results that carry its figure",

@@ -52,6 +52,13 @@ class ClaimSerializer(serializers.ModelSerializer):
         read_only=True, help_text="Slug of the claim that replaces it."
     )
     version = serializers.IntegerField(read_only=True)
+    reported_on = serializers.DateField(
+        source="known_reported_on",
+        read_only=True,
+        allow_null=True,
+        help_text="When the source reported it, as far as `reported_on_precision` says; null "
+        "when not known.",
+    )
 
     class Meta:
         model = Claim
@@ -70,6 +77,7 @@ class ClaimSerializer(serializers.ModelSerializer):
             "budget",
             "setup",
             "reported_on",
+            "reported_on_precision",
             "evidence_status",
             "reproduced_by",
             "reproduction_url",

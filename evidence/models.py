@@ -16,6 +16,14 @@ from simple_history.models import HistoricalRecords
 
 from bottlenecks.models import Layer
 from bottlenecks.setting import ModelSize, RewardType, TaskFamily
+from citations.dates import (
+    DatePrecision,
+    date_display,
+    date_iso,
+    known_date,
+    known_date_q,
+    known_quarter_q,
+)
 from citations.models import Citation, Paper
 from citations.stats.facet_counts import layer_quarters_and_total
 from notes.models import ResearchNote
@@ -78,7 +86,20 @@ class Direction(models.TextChoices):
     NONE = "", "Not applicable"
 
 
+# A claim's date and its precision, as the date helpers (citations/dates.py) name them.
+CLAIM_DATE = ("reported_on", "reported_on_precision")
+
 SETTING_FIELDS = {"task_family": TaskFamily, "model_size": ModelSize, "reward_type": RewardType}
+
+
+def placeholder_error(reported_on, papers):
+    """Why a claim may not give `reported_on`: it is the placeholder of `papers`, whose date
+    is not known."""
+    titles = "; ".join(f"“{paper.title}”" for paper in papers)
+    return (
+        f"{reported_on:%Y-%m-%d} is the placeholder date of {titles}, whose date is not known: "
+        "give the source's own date (a year or a month will do) or leave it empty."
+    )
 
 
 class ClaimQuerySet(PublishableQuerySet):
@@ -153,6 +174,10 @@ class ClaimQuerySet(PublishableQuerySet):
             Q(last_reviewed__isnull=True) | Q(last_reviewed__lt=TruncDate("evidence_changed_at"))
         )
 
+    def with_known_date(self):
+        """Claims whose `reported_on` is a fact, to a day, a month or a year."""
+        return self.filter(known_date_q("", *CLAIM_DATE))
+
     def in_setting(self, **setting):
         """Claims whose setup matches each chosen setting, or leaves that field open."""
         query = Q()
@@ -186,6 +211,16 @@ class Claim(Publishable):
     setup = models.TextField(blank=True, help_text="Anything else about the setup that matters.")
     reported_on = models.DateField(
         null=True, blank=True, help_text="When the finding was first reported (the source's date)."
+    )
+    # The same rule as a paper's date (citations/dates.py): the date is a fact only as far as
+    # its precision says, and a date of precision "unknown" is shown nowhere.
+    reported_on_precision = models.CharField(
+        "precision of the date",
+        max_length=10,
+        choices=DatePrecision,
+        default=DatePrecision.DAY,
+        db_default=DatePrecision.DAY,
+        help_text="How much of the date the source states: a day, a month or a year.",
     )
     setup_count = models.PositiveSmallIntegerField(
         "setups",
@@ -319,8 +354,40 @@ class Claim(Publishable):
             errors["superseded_by"] = "A claim cannot supersede itself."
         if self.last_reviewed and self.review_due and self.review_due < self.last_reviewed:
             errors["review_due"] = "The review is due after the last review, not before."
+        placeholders = self.placeholder_papers()
+        if placeholders:
+            errors["reported_on"] = placeholder_error(self.reported_on, placeholders)
         if errors:
             raise ValidationError(errors)
+
+    def placeholder_papers(self, papers=None):
+        """The claim's papers whose date is not known and whose placeholder is the claim's
+        `reported_on`: such a date is the seed's ordering, not the source's date. The admin
+        form checks the papers being chosen (`papers_chosen`) before they are saved."""
+        if self.reported_on is None:
+            return []
+        if papers is None:
+            papers = getattr(self, "papers_chosen", None)
+        if papers is None:
+            papers = self.papers.all() if self.pk else []
+        return [
+            paper
+            for paper in papers
+            if paper.publication_date == self.reported_on and paper.known_publication_date is None
+        ]
+
+    @property
+    def known_reported_on(self):
+        """`reported_on` where it is a fact, else None (citations/dates.py holds the rule)."""
+        return known_date(self.reported_on, self.reported_on_precision)
+
+    @property
+    def reported_on_iso(self):
+        return date_iso(self.reported_on, self.reported_on_precision)
+
+    @property
+    def reported_on_display(self):
+        return date_display(self.reported_on, self.reported_on_precision)
 
     def save(self, *args, **kwargs):
         if self.proposed_status and self._proposal_settled():
@@ -713,16 +780,24 @@ class EvidenceTimeline:
 
     @classmethod
     def for_layer(cls, layer):
-        def per_quarter(queryset, date_field):
+        def per_quarter(queryset, quarter):
             rows = (
-                queryset.annotate(quarter=TruncQuarter(date_field))
+                queryset.annotate(quarter=quarter)
                 .values("quarter")
                 .annotate(n=models.Count("id", distinct=True))
                 .order_by("quarter")
             )
             return {_as_date(row["quarter"]): row["n"] for row in rows}
 
-        claims = per_quarter(Claim.objects.published().filter(layers=layer), "reported_on")
+        # A claim dated to a year alone, or not at all, has no quarter (citations/dates.py).
+        claims = per_quarter(
+            Claim.objects.published().filter(layers=layer),
+            Case(
+                When(known_quarter_q(*CLAIM_DATE), then=TruncQuarter("reported_on")),
+                default=None,
+                output_field=models.DateField(),
+            ),
+        )
         # Stored (citations/stats/facet_counts.py), with the layer's papers no quarter holds.
         papers, on_layer = layer_quarters_and_total(layer.pk)
         undated_claims = claims.pop(None, 0)

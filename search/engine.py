@@ -368,6 +368,10 @@ class ClaimSource(Source):
     def published(self):
         return Claim.objects.published()
 
+    def in_year(self, rows, year):
+        """Claims whose year is a fact (a date of precision "unknown" has none)."""
+        return rows.with_known_date().filter(reported_on__year=year)
+
     def hit(self, claim):
         return Hit(
             kind=self.key,
@@ -376,6 +380,7 @@ class ClaimSource(Source):
             text=claim.setup,
             meta=[claim.get_evidence_status_display(), *claim.setting],
             date=claim.reported_on,
+            date_precision=claim.reported_on_precision,
             item=claim,
         )
 

@@ -37,6 +37,8 @@ NOTES = {
     "(year and month; the day is the 1st), `year` (the year; the date is 1 January), "
     "`unknown` (none of it: the date is a placeholder that only keeps the editors' order, "
     "never a publication date).",
+    "reported_on_precision": "How much of a claim's `reported_on` is a fact, as "
+    "`date_precision` is for a paper; `reported_on` is empty when it is `unknown`.",
     "arxiv_id": "The arXiv identifier as a string (e.g. `1912.06680`, `hep-th/9901001`); never "
     "read it as a number.",
     "doi": "The DOI, lower case, without resolver URL; a string.",

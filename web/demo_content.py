@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from bottlenecks.models import Analysis, AnalysisStep, Dimension, Layer, LoopStage
-from citations.dates import known_date
+from citations.dates import DatePrecision, known_date
 from citations.models import (
     Author,
     Authorship,
@@ -28,7 +28,14 @@ from citations.models import (
     Paper,
 )
 from discovery.neighbours import refresh_all as refresh_all_neighbours
-from evidence.models import Claim, DiscriminatingTest, FailureSignal, SignalLayer, TestOutcome
+from evidence.models import (
+    Claim,
+    DiscriminatingTest,
+    FailureSignal,
+    SignalLayer,
+    TestOutcome,
+    placeholder_error,
+)
 from notes.models import CommunityPost, GuideSection, Question, ResearchNote
 from publishing.models import Status
 from results.demo import load_results
@@ -44,20 +51,14 @@ def pick(rows_by_slug, slugs):
 
 def check_reported_on(row, papers):
     """A claim's `reported_on` is the source's date: never the placeholder of a paper whose
-    date is not known (which would show that placeholder on every claim card as a fact)."""
-    reported_on = row.get("reported_on")
-    for slug in row.get("papers", []):
-        paper = papers.get(slug)
-        if (
-            reported_on
-            and paper is not None
-            and paper.publication_date == reported_on
-            and paper.known_publication_date is None
-        ):
-            raise ValueError(
-                f"Claim {row['slug']!r}: reported_on {reported_on} is the placeholder date of "
-                f"{slug!r}, whose date is not known; leave reported_on out."
-            )
+    date is not known (which would show that placeholder on every claim card as a fact). The
+    rule is the claim's own (`Claim.placeholder_papers`), as in the admin."""
+    claim = Claim(reported_on=row.get("reported_on"))
+    chosen = [papers[slug] for slug in row.get("papers", []) if slug in papers]
+    placeholders = claim.placeholder_papers(chosen)
+    if placeholders:
+        reason = placeholder_error(claim.reported_on, placeholders)
+        raise ValueError(f"Claim {row['slug']!r}: {reason}")
 
 
 class _Rollback(Exception):
@@ -365,6 +366,7 @@ class DemoLoader:
                 "statement": row["statement"],
                 "model_name": row.get("model_name", ""),
                 "reported_on": row.get("reported_on"),
+                "reported_on_precision": row.get("reported_on_precision", DatePrecision.DAY),
                 "setup_count": row.get("setup_count"),
                 "contested_by": row.get("contested_by", ""),
                 "evidence_status": row["evidence_status"],

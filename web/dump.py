@@ -152,16 +152,24 @@ def serialised(queryset):
         fields=public_fields(queryset.model),
         use_natural_foreign_keys=True,
     )
-    if queryset.model is Paper:
+    dates = DATED_FIELDS.get(queryset.model)
+    if dates:
         for record in records:
-            without_placeholder_date(record["fields"])
+            without_placeholder_date(record["fields"], *dates)
     return records
 
 
-def without_placeholder_date(fields):
-    """A paper's date ships only as far as it is a fact (citations/dates.py): a placeholder,
-    kept only to order the editor's lists, ships as null with its precision "unknown"."""
-    fields["publication_date"] = known_date(fields["publication_date"], fields["date_precision"])
+# The dated models' date field and its precision field.
+DATED_FIELDS = {
+    Paper: ("publication_date", "date_precision"),
+    Claim: ("reported_on", "reported_on_precision"),
+}
+
+
+def without_placeholder_date(fields, date="publication_date", precision="date_precision"):
+    """A date ships only as far as it is a fact (citations/dates.py): a placeholder, kept only
+    to order the editor's lists, ships as null with its precision "unknown"."""
+    fields[date] = known_date(fields[date], fields[precision])
 
 
 # OWASP's CSV-injection guidance: a cell starting with one of these is a formula to a
@@ -246,7 +254,7 @@ nor are editors' accounts.
   `python manage.py import_dump <this zip>` loads them into an empty database.
 - A paper's `publication_date` is a fact only as far as its `date_precision` says (day, month
   or year); a paper whose date is not known has `publication_date` null and precision
-  `unknown`.
+  `unknown`. A claim's `reported_on` follows the same rule with `reported_on_precision`.
 - `csv/<table>.csv`: the same rows as CSV (`id`, then the fields; lists joined with "; ").
   A text cell that a spreadsheet would run as a formula (starting with = + - @, a tab or a
   carriage return) starts with a single quote; the JSONL files keep the text as it is.

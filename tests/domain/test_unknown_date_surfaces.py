@@ -1,8 +1,9 @@
 """One rule for a date the site knows (citations/dates.py): a paper whose date precision is
-"unknown" keeps its placeholder date only to order the lists. Walked through every surface
-that reads a date, no day, month or year of the placeholder appears for it: pages (hub,
-lists, search, layer page, claims), the API (detail, lists, facets), the exports, the feeds
-and the public dump."""
+"unknown" keeps its placeholder date only to order the lists, and so does a claim whose
+`reported_on_precision` is "unknown". Walked through every surface that shows a paper or a
+claim, no day, month or year of the placeholder appears for it: pages (hub, lists, search,
+layer page, claims, notes, the diagnosis, author and graph pages), the API (detail, lists,
+facets), the exports, the feeds, the sitemaps and the public dump."""
 
 import datetime
 import json
@@ -11,12 +12,17 @@ import tomllib
 import pytest
 from django.test import Client
 
+from citations.importers.apply import set_authors
 from citations.models import DatePrecision, Paper
+from discovery.neighbours import refresh_all
+from evidence.models import SignalLayer
 from tests.factories import (
     CitationFactory,
     ClaimFactory,
+    FailureSignalFactory,
     LayerFactory,
     PaperFactory,
+    ResearchNoteFactory,
 )
 from web import demo_content
 from web.dump import dump_files
@@ -43,11 +49,25 @@ def undated_world():
         date_precision=DatePrecision.UNKNOWN,
     )
     undated.layers.add(layer)
+    set_authors(undated, ["Ada Glimmer"])
     cited = PaperFactory(title="Cited Hub Paper", slug="hub", publication_date="2024-02-02")
     CitationFactory(citing_paper=undated, cited_paper=cited)
-    claim = ClaimFactory(statement="Glimmering finding.", reported_on=None)
+    # A claim whose date is not known either (as the migration marks a claim that typed its
+    # paper's placeholder): the value orders the lists and is shown nowhere.
+    claim = ClaimFactory(
+        statement="Glimmering finding.",
+        reported_on=PLACEHOLDER,
+        reported_on_precision=DatePrecision.UNKNOWN,
+    )
     claim.papers.add(undated)
     claim.layers.add(layer)
+    note = ResearchNoteFactory(slug="glimmer-note", title="Glimmer note")
+    note.papers.add(undated)
+    note.layers.add(layer)
+    claim.notes.add(note)
+    signal = FailureSignalFactory(slug="glimmer-signal")
+    SignalLayer.objects.create(signal=signal, layer=layer, strength=2)
+    refresh_all()
     return undated
 
 
@@ -81,6 +101,31 @@ PAGES = [
     "/api/v1/papers/?group_by=year&in_research_index=true",
     "/api/v1/papers/hub/citations/",
     "/api/v1/citations/?cited=hub",
+    "/api/v1/claims/",
+    "/notes/glimmer-note/",
+    "/notes/",
+    "/notes/feed.atom",
+    "/feeds/notes-updated.atom",
+    "/diagnose/bottlenecks/?signal=glimmer-signal",
+    "/diagnose/tests/?signal=glimmer-signal",
+    "/diagnose/plan/?signal=glimmer-signal",
+    "/diagnose/plan.md?signal=glimmer-signal",
+    "/diagnose/plan.json?signal=glimmer-signal",
+    "/authors/",
+    "/authors/ada-glimmer/",
+    "/papers/glimmering/graph/",
+    "/papers/glimmering/graph.json",
+    "/papers/glimmering/graph.graphml",
+    "/papers/hub/graph/",
+    "/papers/hub/graph.json",
+    "/papers/hub/graph.graphml",
+    "/sitemap.xml",
+    "/sitemap-pages.xml",
+    "/sitemap-papers.xml",
+    "/sitemap-notes.xml",
+    "/sitemap-layers.xml",
+    "/search/?q=Glimmering&kind=claims",
+    "/search/feed.atom?q=Glimmering&kind=claims",
 ]
 
 
