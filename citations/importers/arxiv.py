@@ -13,12 +13,28 @@ from citations.importers.records import (
     date_parts,
     malformed_record,
 )
+from citations.importers.wording import fields_not_imported
 
 NS = {
     "atom": "http://www.w3.org/2005/Atom",
     "arxiv": "http://arxiv.org/schemas/atom",
     "opensearch": "http://a9.com/-/spec/opensearch/1.1/",
 }
+# The elements of an entry a paper field takes, as arXiv names them ("arxiv:doi"); the links
+# are the abstract page (kept as the URL, from the id) and the PDF (derived from the id).
+READ_ELEMENTS = {
+    "id",
+    "title",
+    "summary",
+    "author",
+    "published",
+    "link",
+    "category",
+    "arxiv:doi",
+    "arxiv:journal_ref",
+    "arxiv:primary_category",
+}
+PREFIXES = {f"{{{uri}}}": "" if name == "atom" else f"{name}:" for name, uri in NS.items()}
 ABS_URL = re.compile(r"arxiv\.org/abs/(?P<id>.+?)(?:v(?P<version>\d+))?$")
 
 
@@ -83,4 +99,12 @@ def record_from_entry(entry, number):
     if primary is not None and primary.get("term"):  # the primary category first
         categories = [primary.get("term"), *(c for c in categories if c != primary.get("term"))]
     record.categories = categories
+    if ignored := {element_name(child.tag) for child in entry} - READ_ELEMENTS:
+        record.notes.append(fields_not_imported(ignored))
     return record
+
+
+def element_name(tag):
+    """An element's tag as arXiv's documentation names it: "updated", "arxiv:comment"."""
+    namespace, _, local = tag.rpartition("}")
+    return PREFIXES.get(f"{namespace}}}", f"{namespace}}}" if namespace else "") + local

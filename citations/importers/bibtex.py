@@ -19,6 +19,7 @@ from citations.importers.records import (
     malformed_record,
     year_only,
 )
+from citations.importers.wording import date_not_read, fields_not_imported
 
 # No BibTeX needs more than a handful of nested braces; pylatexenc and bibtexparser recurse on
 # each level (1000 levels were a RecursionError, a 500).
@@ -129,7 +130,7 @@ def record_from_entry(entry):
     if fields.get("primaryclass"):
         record.categories = [fields["primaryclass"].strip()]
     if ignored := sorted(set(fields) - READ_FIELDS):
-        record.notes.append("fields not imported: " + ", ".join(ignored))
+        record.notes.append(fields_not_imported(ignored))
     record.publication_type = BIBTEX_TYPES.get(entry.entry_type.lower(), "")
     record.url = fields.get("url", "").strip()
     prefix = fields.get("archiveprefix", fields.get("eprinttype", "")).lower()
@@ -165,5 +166,5 @@ def bibtex_month(text, record):
         return [int(text)]
     if text[:3] in MONTHS:
         return [MONTHS.index(text[:3]) + 1]
-    record.notes.append(f"month {text!r} not read: the date is kept to its year")
+    record.notes.append(date_not_read("month", text, 1))
     return []

@@ -8,6 +8,24 @@ from citations.importers.records import (
     check_year,
     malformed_record,
 )
+from citations.importers.wording import date_not_read, fields_not_imported
+
+# The keys of an item a paper field takes (id and type name and sort it; a report's publisher
+# is its institution).
+READ_KEYS = {
+    "id",
+    "type",
+    "title",
+    "author",
+    "abstract",
+    "container-title",
+    "URL",
+    "DOI",
+    "number",
+    "archive",
+    "archive_location",
+    "issued",
+}
 
 
 def parse(text):
@@ -34,9 +52,16 @@ def name_of(person):
     return f"{name}, {person['suffix']}" if person.get("suffix") else name
 
 
-def issued(item, where):
-    """`issued`'s date-parts as far as they go: [[2025]], [[2025, 7]] or [[2025, 7, 14]]."""
-    parts = ((item.get("issued") or {}).get("date-parts") or [[]])[0] or []
+def issued(item, where, record=None):
+    """`issued`'s date-parts as far as they go: [[2025]], [[2025, 7]] or [[2025, 7, 14]]. A date
+    given only as text (`raw`, `literal`, a season) is not read, and the dry run says so."""
+    date = item.get("issued") or {}
+    parts = (date.get("date-parts") or [[]])[0] or []
+    if not parts and record is not None:
+        for key in ("raw", "literal", "season"):
+            if date.get(key):
+                record.notes.append(date_not_read(f"issued {key}", date[key], 0))
+                break
     try:
         if not isinstance(parts, list) or any(len(str(p)) > 4 for p in parts):
             raise ValueError
@@ -82,5 +107,11 @@ def record_from_item(item, where):
         for candidate in (item.get("number"), record.url):
             if candidate and "arxiv" in candidate.lower():
                 record.add_identifier("arxiv", candidate.split()[0])
-        record.set_date(issued(item, where))
+        # This site's exports (and Zotero's) name an arXiv id as the archive's location.
+        if str(item.get("archive", "")).lower() == "arxiv" and item.get("archive_location"):
+            record.add_identifier("arxiv", str(item["archive_location"]).split()[0])
+        record.set_date(issued(item, where, record))
+        read = READ_KEYS | ({"publisher"} if record.publication_type == "report" else set())
+        if ignored := set(item) - read:
+            record.notes.append(fields_not_imported(ignored))
         return record

@@ -10,10 +10,29 @@ from citations.importers.records import (
     Reference,
     check_text,
     check_year,
-    date_parts,
+    date_or_year,
     malformed_record,
-    year_only,
 )
+from citations.importers.wording import fields_not_imported
+
+# OpenAlex work types that say what kind of publication a paper is.
+OPENALEX_TYPES = {"article": "article", "preprint": "preprint", "report": "report"}
+# The keys of a work a paper field (or an edge) takes.
+READ_KEYS = {
+    "id",
+    "type",
+    "title",
+    "display_name",
+    "doi",
+    "ids",
+    "locations",
+    "authorships",
+    "abstract_inverted_index",
+    "publication_year",
+    "publication_date",
+    "primary_location",
+    "referenced_works",
+}
 
 
 def parse(text):
@@ -99,7 +118,9 @@ def record_from_work(work, where):
             if isinstance(year, str):  # OpenAlex sends a number; text is a malformed record
                 raise BadImportFile("publication_year must be a number, not text", where)
             year = check_year(year, "publication_year", where)
-        record.set_date(date_parts(work.get("publication_date"), where) or year_only(year))
+        date = work.get("publication_date")
+        record.set_date(date_or_year(record, "publication_date", date, year))
+        record.publication_type = OPENALEX_TYPES.get(str(work.get("type") or ""), "")
         source = ((work.get("primary_location") or {}).get("source")) or {}
         record.venue = source.get("display_name") or ""
         for cited in work.get("referenced_works") or []:
@@ -109,4 +130,6 @@ def record_from_work(work, where):
                 )
             except AttributeError:
                 raise BadImportFile(f"referenced_works holds {cited!r}", where) from None
+        if ignored := set(work) - READ_KEYS:
+            record.notes.append(fields_not_imported(ignored))
         return record

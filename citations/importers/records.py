@@ -8,6 +8,7 @@ import unicodedata
 from django.core.exceptions import ValidationError
 
 from citations.identifiers import arxiv_id_from_doi, normalise_arxiv_id, normalise_doi
+from citations.importers.wording import date_not_read
 from citations.models.papers import MAX_ABSTRACT_LENGTH
 
 # Identifier schemes a paper can be found by, strongest first (the order matching tries them).
@@ -262,6 +263,25 @@ def date_parts(text, where=""):
     if not match:
         raise BadImportFile(f"not a date: {text[:40]!r}", where)
     return [int(part) for part in match.groups() if part]
+
+
+def date_or_year(record, field, text, year):
+    """[year, month, day] as far as `text` (a source's date, under `field`) gives them, else
+    [year] from the source's separate year. A date that cannot be read beside a year keeps the
+    year and is named in the record's notes; with no year it refuses the record."""
+    from_year = year_only(year)
+    try:
+        parts = date_parts(text, record.where)
+        if parts:
+            datetime.date(*parts, *[1] * (3 - len(parts)))  # 2025-13-45 is no date
+        return parts or from_year
+    except (BadImportFile, ValueError):
+        if not from_year:
+            raise BadImportFile(
+                f"{field} is not a date: {str(text)[:40]!r}", record.where
+            ) from None
+    record.notes.append(date_not_read(field, text, len(from_year)))
+    return from_year
 
 
 def year_only(value):

@@ -27,6 +27,7 @@ from citations.importers.records import (
     check_year,
     malformed_record,
 )
+from citations.importers.wording import date_not_read, fields_not_imported
 from citations.models.papers import MAX_ABSTRACT_LENGTH
 
 READER = rispy.RisParser()
@@ -208,7 +209,7 @@ def record_from_tags(tags, where):
                     record.arxiv_versions = versions[-1:]
     set_date(record, entry, where)
     if ignored := sorted({tag for tag, _ in tags} - set(READ_TAGS)):
-        record.notes.append("fields not imported: " + ", ".join(ignored))
+        record.notes.append(fields_not_imported(ignored))
     if keywords := entry.get("keywords"):
         # Tags are the editors' vocabulary: a source's keywords are shown, not applied.
         record.notes.append("keywords not imported: " + "; ".join(keywords))
@@ -262,9 +263,8 @@ def set_date(record, entry, where):
     if found:
         tag, value, parts = max(found, key=lambda item: len(item[2]))
         record.set_date(parts)
-        kept = {1: "its year", 2: "its month", 3: "its day"}[len(parts)]
         for tag, value, _ in unread:
-            record.notes.append(f"{tag} {value[:40]!r} not read: the date is kept to {kept}")
+            record.notes.append(date_not_read(tag, value, len(parts)))
 
 
 def ris_date_parts(text):

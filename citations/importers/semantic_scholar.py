@@ -11,10 +11,10 @@ from citations.importers.records import (
     Reference,
     check_text,
     check_year,
-    date_parts,
+    date_or_year,
     malformed_record,
-    year_only,
 )
+from citations.importers.wording import fields_not_imported
 
 # Semantic Scholar's citation intents, mapped to our role slugs; the most specific one wins
 # when an edge has several.
@@ -44,6 +44,20 @@ def role_for(intents):
 
 
 S2_TYPES = {"JournalArticle": "article", "Conference": "conference"}
+# The keys of a paper object a paper field (or an edge) takes.
+READ_KEYS = {
+    "paperId",
+    "externalIds",
+    "title",
+    "authors",
+    "abstract",
+    "venue",
+    "publicationTypes",
+    "year",
+    "publicationDate",
+    "citations",
+    "references",
+}
 
 
 def paper_record(paper, where, in_research_index=True):
@@ -69,7 +83,9 @@ def paper_record(paper, where, in_research_index=True):
         )
         year = check_year(paper.get("year"), "year", where)
         # A paper S2 dates only by its year keeps that year.
-        record.set_date(date_parts(paper.get("publicationDate"), where) or year_only(year))
+        record.set_date(date_or_year(record, "publicationDate", paper.get("publicationDate"), year))
+        if ignored := set(paper) - READ_KEYS:
+            record.notes.append(fields_not_imported(ignored))
         return record
 
 

@@ -1,6 +1,7 @@
 """An import's counts in sentences, for editors: the admin's messages and run pages, the API's
 `summary`, the reports and the command's output say "Created 4 papers and updated 1.", never
-the counts' dict."""
+the counts' dict. Also the words every reader uses in a record's notes for what it leaves out
+or cannot read, so the dry run says it the same way whatever the format."""
 
 # What each count of a plan or bulk report is about, and its verb (past, conditional).
 PAPER_COUNTS = (
@@ -64,3 +65,19 @@ def counts_in_words(counts, applied):
     if not sentences:
         return "Nothing was changed." if applied else "Nothing would change."
     return " ".join(sentences)
+
+
+# A record's notes (PaperRecord.notes): what a reader leaves out or could not read.
+KEPT_TO = {0: "no date is kept", 1: "the date is kept to its year"}
+KEPT_TO |= {2: "the date is kept to its month", 3: "the date is kept to its day"}
+
+
+def fields_not_imported(names):
+    """The note for a record's fields (tags, keys, elements) that no paper field takes."""
+    return "fields not imported: " + ", ".join(sorted(names))
+
+
+def date_not_read(field, value, kept_parts):
+    """The note for a date (or month) `field` whose `value` could not be read, beside what was
+    kept of the date: `kept_parts` of [year, month, day] (0: no date at all)."""
+    return f"{field} {str(value)[:40]!r} not read: {KEPT_TO[kept_parts]}"
