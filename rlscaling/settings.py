@@ -364,6 +364,8 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": "/api/v1",
     # Separate request and response components, so read-only fields never appear as inputs.
     "COMPONENT_SPLIT_REQUEST": True,
+    # A paper's and a claim's date precision are one choice set: one name in the schema.
+    "ENUM_NAME_OVERRIDES": {"DatePrecisionEnum": "citations.dates.DatePrecision"},
 }
 
 # Content-Security-Policy (django-csp 4): nothing inline, nothing from another origin.
