@@ -32,17 +32,17 @@ CHANGELOG = [
                 "`layer=` on `/api/v1/results/` and `/api/v1/series/`: runs whose paper is on "
                 "the layer or whose points carry a published claim on it.",
             ),
+            (
+                "added",
+                "`reported_on_precision` on /claims/ (`day`, `month`, `year`, `unknown`): "
+                "`reported_on` is a fact only as far as it says, and null when it is `unknown`.",
+            ),
         ],
     },
     {
         "version": "1.6.0",
         "date": "2026-12-06",
         "changes": [
-            (
-                "added",
-                "`reported_on_precision` on /claims/ (`day`, `month`, `year`, `unknown`): "
-                "`reported_on` is a fact only as far as it says, and null when it is `unknown`.",
-            ),
             (
                 "added",
                 "`POST /api/v1/results/import/`: reported results from a CSV (the import "
