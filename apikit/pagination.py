@@ -14,6 +14,8 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.utils.urls import replace_query_param
 
+from core.pagination import bounded_count
+
 
 class PageNumberPagination(pagination.PageNumberPagination):
     page_size_query_param = "page_size"
@@ -57,7 +59,12 @@ class KeysetPagination(pagination.BasePagination):
     and the next page is the rows after that tuple: rows added between pages leave no gap and
     repeat nothing. Nulls sort as the smallest values (first ascending, last descending) on
     every database. The answer keeps the page-number answer's shape (`count`, `next`,
-    `previous`, `results`); `previous` is always null (a walk goes forward)."""
+    `previous`, `results`); `previous` is always null (a walk goes forward).
+
+    `count` stops at `count_limit` rows (`count_is_bound` then says it is a lower bound): a
+    page costs what the first `count_limit` rows do, however long the list (a COUNT of every
+    row read the whole list on every page, docs/decisions/0017). Exact totals are what
+    `group_by=` is for."""
 
     cursor_query_param = "cursor"
     cursor_query_description = "The position from the `next` link of the page before."
@@ -65,13 +72,18 @@ class KeysetPagination(pagination.BasePagination):
     max_page_size = 100
     page_size = api_settings.PAGE_SIZE
     invalid_cursor_message = "Invalid cursor"
+    count_limit = 1000
 
     def paginate_queryset(self, queryset, request, view=None):
         self.request = request
         self.page_size = self.get_page_size(request)
         self.terms = self.ordering_terms(queryset, view)
-        self.count = queryset.order_by().count()
-        queryset = queryset.order_by(*[self.order_by(name, desc) for name, desc in self.terms])
+        model = queryset.model
+        queryset = queryset.order_by(
+            *[self.order_by(name, desc, _nullable(model, name)) for name, desc in self.terms]
+        )
+        self.count, exact = bounded_count(queryset, self.count_limit)
+        self.count_is_bound = not exact
         if self.cursor_query_param in request.query_params:
             values = self.decode_cursor(request.query_params[self.cursor_query_param])
             queryset = queryset.filter(self.after(queryset.model, values))
@@ -101,7 +113,12 @@ class KeysetPagination(pagination.BasePagination):
         return terms
 
     @staticmethod
-    def order_by(name, descending):
+    def order_by(name, descending, nullable=True):
+        """The term's direction, nulls the smallest; a column that is never null is ordered
+        plainly, so an ordinary index on it serves the order (PostgreSQL does not match
+        `ASC NULLS FIRST` with an index's default `NULLS LAST` even on a NOT NULL column)."""
+        if not nullable:
+            return F(name).desc() if descending else F(name).asc()
         return F(name).desc(nulls_last=True) if descending else F(name).asc(nulls_first=True)
 
     def after(self, model, values):
@@ -154,7 +171,13 @@ class KeysetPagination(pagination.BasePagination):
 
     def get_paginated_response(self, data):
         return Response(
-            {"count": self.count, "next": self.get_next_link(), "previous": None, "results": data}
+            {
+                "count": self.count,
+                "count_is_bound": self.count_is_bound,
+                "next": self.get_next_link(),
+                "previous": None,
+                "results": data,
+            }
         )
 
     def get_paginated_response_schema(self, schema):
@@ -162,7 +185,19 @@ class KeysetPagination(pagination.BasePagination):
             "type": "object",
             "required": ["count", "results"],
             "properties": {
-                "count": {"type": "integer", "example": 123},
+                "count": {
+                    "type": "integer",
+                    "example": 123,
+                    "description": "The rows of the list, counted up to "
+                    f"{self.count_limit:,}: when `count_is_bound` is true there are more "
+                    "(`group_by=` counts them all).",
+                },
+                "count_is_bound": {
+                    "type": "boolean",
+                    "example": False,
+                    "description": f"True when counting stopped at {self.count_limit:,} rows: "
+                    "`count` is then a lower bound.",
+                },
                 "next": {
                     "type": "string",
                     "nullable": True,

@@ -16,6 +16,7 @@ from django.urls import reverse
 from simple_history.models import HistoricalRecords
 
 from bottlenecks.setting import ModelSize, RewardType, TaskFamily
+from core.indexes import NullsFirstIndex
 from publishing.models import Publishable, PublishableQuerySet, published_q
 
 
@@ -59,6 +60,8 @@ class Benchmark(Publishable):
 
     class Meta(Publishable.Meta):
         ordering = ["name", "id"]
+        # The lists of runs and points start from the benchmarks in name order.
+        indexes = [models.Index(fields=["name", "id"], name="benchmark_name")]
 
     def __str__(self):
         return self.name
@@ -184,6 +187,14 @@ class Series(Publishable):
     class Meta(Publishable.Meta):
         ordering = ["name", "id"]
         verbose_name_plural = "series"
+        # One per ordering of the API's list of runs (SeriesViewSet), so a page is an index
+        # walk: by benchmark (its runs in name order, the benchmarks walked by `benchmark_name`),
+        # by name, by last change.
+        indexes = [
+            models.Index(fields=["benchmark", "name", "id"], name="series_benchmark_name"),
+            models.Index(fields=["name", "id"], name="series_name"),
+            models.Index(fields=["updated_at", "id"], name="series_updated"),
+        ]
 
     def __str__(self):
         return self.name
@@ -312,7 +323,7 @@ class Result(models.Model):
     # Normalised from the two above on save (`COMPUTE_UNITS`); a sortable copy of either.
     gpu_hours = models.FloatField(null=True, blank=True, editable=False)
     flops = models.FloatField(null=True, blank=True, editable=False)
-    compute_sort = models.FloatField(null=True, blank=True, editable=False, db_index=True)
+    compute_sort = models.FloatField(null=True, blank=True, editable=False)
     steps = models.PositiveIntegerField(null=True, blank=True, help_text="RL steps, if given.")
     note = models.CharField(max_length=300, blank=True)
 
@@ -324,6 +335,27 @@ class Result(models.Model):
         # SQLite first, and a series' points must read in one order on both.
         ordering = ["series_id", models.F("compute_sort").asc(nulls_first=True), "id"]
         verbose_name = "result"
+        # One per ordering of the lists of points (LIST_ORDER, the page's sorts, the API's
+        # `ordering=`), each matching its terms' directions and nulls exactly, read forwards or
+        # backwards: a page is an index walk that stops after it, not a sort of every point.
+        indexes = [
+            # A run's points in LIST_ORDER, for the walk over the runs in benchmark order.
+            NullsFirstIndex(
+                models.F("series"),
+                models.F("compute_sort").asc(nulls_first=True),
+                models.F("id"),
+                name="result_series_compute",
+            ),
+            NullsFirstIndex(
+                models.F("compute_sort").asc(nulls_first=True),
+                models.F("id"),
+                name="result_compute",
+            ),
+            models.Index(fields=["value", "id"], name="result_value"),
+            NullsFirstIndex(
+                models.F("steps").asc(nulls_first=True), models.F("id"), name="result_steps"
+            ),
+        ]
 
     def __str__(self):
         return f"{self.series}: {self.value:g} at {self.compute_label or 'unstated compute'}"

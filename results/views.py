@@ -27,10 +27,12 @@ BENCHMARKS_PAGE_SIZE = 50
 RESULTS_COUNT_AHEAD = 500
 SERIES_PAGE_SIZE = 25
 MAX_COMPARED = 8
+# Each sort is an index of Result read backwards (`result_compute`, `result_value`), ties
+# included: the newest point of equal compute or value first.
 RESULT_SORTS = {
     "benchmark": ("Benchmark, then run", None),
-    "compute": ("Compute (largest first)", (F("compute_sort").desc(nulls_last=True), "id")),
-    "value": ("Value (highest first)", ("-value", "id")),
+    "compute": ("Compute (largest first)", (F("compute_sort").desc(nulls_last=True), "-id")),
+    "value": ("Value (highest first)", ("-value", "-id")),
 }
 
 
