@@ -63,7 +63,7 @@ class KeysetPagination(pagination.BasePagination):
 
     `count` stops at `count_limit` rows (`count_is_bound` then says it is a lower bound): a
     page costs what the first `count_limit` rows do, however long the list (a COUNT of every
-    row read the whole list on every page, docs/decisions/0017). Exact totals are what
+    row read the whole list on every page, docs/decisions/0018). Exact totals are what
     `group_by=` is for."""
 
     cursor_query_param = "cursor"

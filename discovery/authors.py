@@ -17,7 +17,7 @@ from publishing.models import published_q
 AUTHOR_PAGE_SIZE = 20
 AUTHOR_LIST_PAGE_SIZE = 50
 # The list counts this many authors past the page's start, then says "more than": a page
-# costs what its authors do, not a check of every author's papers (docs/decisions/0017).
+# costs what its authors do, not a check of every author's papers (docs/decisions/0018).
 AUTHOR_LIST_COUNT_AHEAD = 500
 CO_AUTHORS_SHOWN = 20
 

@@ -1,4 +1,4 @@
-"""Page-sized lists whose cost does not grow with the corpus (docs/decisions/0017): the points
+"""Page-sized lists whose cost does not grow with the corpus (docs/decisions/0018): the points
 and runs (pages and API), the authors. Each keeps its query count when the corpus grows, counts
 only so far (the "more than" of a page, `count_is_bound` of a cursor page), never counts or
 lists a draft, and on PostgreSQL walks an index in its order instead of sorting every row."""
@@ -15,9 +15,7 @@ from tests.results.factories import BenchmarkFactory, ResultFactory, SeriesFacto
 
 pytestmark = pytest.mark.django_db
 
-postgresql_only = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="PostgreSQL plans"
-)
+postgresql_only = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL plans")
 
 LISTS = [
     "/results/",
@@ -192,7 +190,8 @@ def page_query(client, url, table):
     pages = [
         q["sql"]
         for q in queries.captured_queries
-        if q["sql"].startswith(f'SELECT "{table}"."id"') and " LIMIT " in q["sql"]
+        if q["sql"].startswith(f'SELECT "{table}"."id"')
+        and " LIMIT " in q["sql"]
         and "COUNT(" not in q["sql"]
     ]
     assert pages, url
@@ -224,7 +223,7 @@ def plan_without_sorts(sql):
         ("/api/v1/results/?ordering=value", "results_result", "result_value"),
         ("/api/v1/results/?ordering=-compute_sort", "results_result", "result_compute"),
         ("/api/v1/results/?ordering=steps", "results_result", "result_steps"),
-        ("/api/v1/series/", "results_series", "series_benchmark_name"),
+        ("/api/v1/series/", "results_series", "benchmark_name"),
         ("/api/v1/series/?ordering=name", "results_series", "series_name"),
         ("/api/v1/series/?ordering=updated_at", "results_series", "series_updated"),
     ],
