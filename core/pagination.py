@@ -28,9 +28,14 @@ class TwoEndedPaginator(Paginator):
         return self._get_page(items[bottom:top], number, self)
 
 
-def bounded_count(queryset, limit):
-    """How many rows `queryset` has, counting no further than `limit` + 1: (count, exact)."""
-    found = queryset.order_by().values("pk")[: limit + 1].count()
+def bounded_count(queryset, limit, in_order=False):
+    """How many rows `queryset` has, counting no further than `limit` + 1: (count, exact).
+    `in_order`: count the first rows in the list's own order, so the count walks the index
+    the page walks; without an order PostgreSQL may pick a plan that reads far more than
+    `limit` rows to find them (the authors with a published paper: a merge over every
+    authorship of the first authors by id)."""
+    rows = queryset if in_order else queryset.order_by()
+    found = rows.values("pk")[: limit + 1].count()
     return (found, True) if found <= limit else (limit, False)
 
 
@@ -52,6 +57,7 @@ def paginate(
     count_ahead=None,
     counted=None,
     count_is_bound=False,
+    count_in_order=False,
 ):
     """The requested page of `queryset`; a page that does not exist (`?page=999`, `?page=x`)
     is a 404 rather than a silent redirect to some other page. Pass `count` when the caller
@@ -60,13 +66,15 @@ def paginate(
     each later page counts further. A COUNT of every matching row of a list with tens of
     thousands is not paid for a page of twenty. `counted`: the queryset to count, when
     `queryset` is a sequence read from it in another way. `count_is_bound`: the `count` given
-    is a lower bound (the caller counted no further), said as "more than"."""
+    is a lower bound (the caller counted no further), said as "more than". `count_in_order`:
+    the bounded count reads the rows in the list's order (`bounded_count`)."""
     paginator = TwoEndedPaginator(queryset, per_page)
     if count is None and count_ahead is not None:
         start = (requested_page_number(request, param) - 1) * per_page
         # At least one row past the page, so a page cut short by the bound has a next one.
         rows = queryset if counted is None else counted
-        count, exact = bounded_count(rows, start + max(count_ahead, per_page + 1))
+        limit = start + max(count_ahead, per_page + 1)
+        count, exact = bounded_count(rows, limit, in_order=count_in_order)
         paginator.count_is_bound = not exact
     if count is not None:
         paginator.count = count  # overrides the cached_property

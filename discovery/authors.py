@@ -115,6 +115,10 @@ def author_list(request):
             authors = authors.filter(name__icontains=word)
     context["query"] = query
     context["page"] = paginate(
-        request, authors, AUTHOR_LIST_PAGE_SIZE, count_ahead=AUTHOR_LIST_COUNT_AHEAD
+        request,
+        authors,
+        AUTHOR_LIST_PAGE_SIZE,
+        count_ahead=AUTHOR_LIST_COUNT_AHEAD,
+        count_in_order=True,
     )
     return render(request, "discovery/author_list.html", context)

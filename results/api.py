@@ -351,8 +351,9 @@ class SeriesViewSet(PublishableViewSet):
     ordering = ["benchmark__name", "name", "pk"]
 
     def decorate(self, queryset):
+        # Not the chart's band, which no answer shows: a fitted run's is ~3 KB of JSON.
         return queryset.select_related("benchmark", "paper").prefetch_related(
-            "recipe_tags", Prefetch("fits", queryset=Fit.objects.all())
+            "recipe_tags", Prefetch("fits", queryset=Fit.objects.defer("band"))
         )
 
 
