@@ -59,13 +59,6 @@ CHANGELOG = [
                 "are added between pages. The first page (no `page=`) already links by cursor.",
             ),
             (
-                "added",
-                "`count_is_bound` on /results/ pages walked by cursor: the `count` of such a "
-                "page stops at 1,000 rows, and `count_is_bound` is true when there are more "
-                "(a page costs the same however many points there are; `group_by=` gives "
-                "exact totals). `page=` answers still count every row.",
-            ),
-            (
                 "deprecated",
                 "`page=` on /results/: still answered, by page number, with `Deprecation` and "
                 "`Sunset` (2027-06-07) headers; use the `next` (cursor) links instead.",

@@ -14,8 +14,6 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.utils.urls import replace_query_param
 
-from core.pagination import bounded_count
-
 
 class PageNumberPagination(pagination.PageNumberPagination):
     page_size_query_param = "page_size"
@@ -61,10 +59,9 @@ class KeysetPagination(pagination.BasePagination):
     every database. The answer keeps the page-number answer's shape (`count`, `next`,
     `previous`, `results`); `previous` is always null (a walk goes forward).
 
-    `count` stops at `count_limit` rows (`count_is_bound` then says it is a lower bound): a
-    page costs what the first `count_limit` rows do, however long the list (a COUNT of every
-    row read the whole list on every page, docs/decisions/0018). Exact totals are what
-    `group_by=` is for."""
+    `count` is exact on every page: the v1 policy forbids changing its meaning, so its cost (one
+    COUNT over the filtered list) is the one part of a page that grows with the list
+    (docs/decisions/0018)."""
 
     cursor_query_param = "cursor"
     cursor_query_description = "The position from the `next` link of the page before."
@@ -72,18 +69,16 @@ class KeysetPagination(pagination.BasePagination):
     max_page_size = 100
     page_size = api_settings.PAGE_SIZE
     invalid_cursor_message = "Invalid cursor"
-    count_limit = 1000
 
     def paginate_queryset(self, queryset, request, view=None):
         self.request = request
         self.page_size = self.get_page_size(request)
         self.terms = self.ordering_terms(queryset, view)
+        self.count = queryset.order_by().count()
         model = queryset.model
         queryset = queryset.order_by(
             *[self.order_by(name, desc, _nullable(model, name)) for name, desc in self.terms]
         )
-        self.count, exact = bounded_count(queryset, self.count_limit)
-        self.count_is_bound = not exact
         if self.cursor_query_param in request.query_params:
             values = self.decode_cursor(request.query_params[self.cursor_query_param])
             queryset = queryset.filter(self.after(queryset.model, values))
@@ -173,7 +168,6 @@ class KeysetPagination(pagination.BasePagination):
         return Response(
             {
                 "count": self.count,
-                "count_is_bound": self.count_is_bound,
                 "next": self.get_next_link(),
                 "previous": None,
                 "results": data,
@@ -185,19 +179,7 @@ class KeysetPagination(pagination.BasePagination):
             "type": "object",
             "required": ["count", "results"],
             "properties": {
-                "count": {
-                    "type": "integer",
-                    "example": 123,
-                    "description": "The rows of the list, counted up to "
-                    f"{self.count_limit:,}: when `count_is_bound` is true there are more "
-                    "(`group_by=` counts them all).",
-                },
-                "count_is_bound": {
-                    "type": "boolean",
-                    "example": False,
-                    "description": f"True when counting stopped at {self.count_limit:,} rows: "
-                    "`count` is then a lower bound.",
-                },
+                "count": {"type": "integer", "example": 123},
                 "next": {
                     "type": "string",
                     "nullable": True,

@@ -25,8 +25,8 @@ RESULT_PAGES = (
     "a page of 20 to 50 points chosen from 21 at the demo size and 200,000 at 1M: until 0018 "
     "the sort (or the filter and the API's COUNT) read every public point joined to its run, "
     "benchmark and paper; since, an index per ordering is walked until the page is full and "
-    "the count stops 500 rows on (pages) or at 1,000 (API cursor pages); in-process 0.5-1.0 s "
-    "to 0.06-0.14 s at load 17. A page renders 50 points at 1M, the demo's 21. Next: "
+    "the page's count stops 500 rows on (the API's stays exact: v1 policy); in-process "
+    "0.5-1.0 s to 0.06-0.14 s at load 17. A page renders 50 points at 1M, the demo's 21. Next: "
     "re-measure; a row still over 2x needs its plan read"
 )
 # A page of runs chosen from all of them: 3 at the demo size, 20,000 at 1M.

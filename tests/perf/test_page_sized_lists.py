@@ -1,13 +1,12 @@
 """Page-sized lists whose cost does not grow with the corpus (docs/decisions/0018): the points
-and runs (pages and API), the authors. Each keeps its query count when the corpus grows, counts
-only so far (the "more than" of a page, `count_is_bound` of a cursor page), never counts or
-lists a draft, and on PostgreSQL walks an index in its order instead of sorting every row."""
+and runs (pages and API), the authors. Each keeps its query count when the corpus grows, never
+counts or lists a draft, and on PostgreSQL walks an index in its order instead of sorting every
+row."""
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from apikit.pagination import KeysetPagination
 from citations.models import Author, Authorship
 from discovery import authors as author_views
 from tests.factories import PaperFactory
@@ -94,32 +93,28 @@ def test_a_list_keeps_its_query_count_as_the_corpus_grows(client, settings, url)
     assert queries_of(client, url) <= small <= 4, url
 
 
-def test_the_api_cursor_page_counts_so_far_then_says_more(client, monkeypatch, settings):
+def test_every_api_cursor_page_counts_every_public_point(client, settings):
+    # The v1 policy: `count` keeps its meaning (every row of the list) on cursor pages too.
     settings.PAGE_CACHE_SECONDS = 0
     points = add_points(runs=4, per_run=5)
     hidden = drafts()
-    body = client.get("/api/v1/results/").json()
-    assert (body["count"], body["count_is_bound"]) == (len(points), False)
-    monkeypatch.setattr(KeysetPagination, "count_limit", 7)
     seen, url = [], "/api/v1/results/?page_size=6"
     while url:
         body = client.get(url).json()
-        assert (body["count"], body["count_is_bound"]) == (7, True)
+        assert body["count"] == len(points)
+        assert "count_is_bound" not in body
         seen += [row["id"] for row in body["results"]]
         url = body["next"]
     assert sorted(seen) == sorted(point.pk for point in points)
     assert not {point.pk for point in hidden} & set(seen)
-    # Exact over every public point, drafts left out: what group_by= is for.
     assert client.get("/api/v1/results/?group_by=benchmark").json()["total"] == len(points)
 
 
-def test_deprecated_page_numbers_still_count_every_public_row(client, monkeypatch):
+def test_deprecated_page_numbers_still_count_every_public_row(client):
     points = add_points(runs=4, per_run=5)
     drafts()
-    monkeypatch.setattr(KeysetPagination, "count_limit", 7)
     body = client.get("/api/v1/results/?page=2&page_size=6").json()
     assert body["count"] == len(points)
-    assert "count_is_bound" not in body
 
 
 @pytest.mark.parametrize(
