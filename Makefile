@@ -85,17 +85,24 @@ run: $(SITE_STAMP)
 editor: $(SITE_STAMP)
 	$(BIN)/python manage.py create_editor $(EDITOR_ARGS)
 
-# On every core (pytest-xdist; the browser tests share one worker); ARGS go to pytest, e.g.
-# make test ARGS="-k hub" or make test ARGS="tests/pages -n0". The default suite leaves out the
-# tests marked slow (pyproject.toml's addopts: -m 'not slow'); test-all runs them too.
+# On every core (pytest-xdist; each browser test module is a group of its own, kept on one
+# worker); ARGS go to pytest, e.g. make test ARGS="-k hub" or make test ARGS="tests/pages -n0".
+# The default suite leaves out the tests marked slow (pyproject.toml's addopts: -m 'not slow')
+# and runs the property tests with few examples; test-slow runs the slow tests, then the
+# property tests again with many (Hypothesis's "thorough" profile, tests/conftest.py); test-all
+# runs everything with many. What goes where: docs/decisions/0017-default-suite-budget.md.
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest -n auto --dist loadgroup $(ARGS)
 
 test-all: $(TEST_STAMP)
-	$(BIN)/python -m pytest -n auto --dist loadgroup -m "" $(ARGS)
+	$(BIN)/python -m pytest -n auto --dist loadgroup -m "" --hypothesis-profile=thorough $(ARGS)
 
+# In test-slow, the second run's exit status 5 ("no test selected") is no failure: ARGS may
+# name only tests without properties.
 test-slow: $(TEST_STAMP)
 	$(BIN)/python -m pytest -n auto --dist loadgroup -m slow $(ARGS)
+	$(BIN)/python -m pytest -n auto --dist loadgroup -m "hypothesis and not slow" \
+		--hypothesis-profile=thorough $(ARGS) || [ $$? -eq 5 ]
 
 # The checks .pre-commit-config.yaml names, in check mode (the same versions, from the lock).
 lint: $(TEST_STAMP)

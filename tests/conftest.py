@@ -21,6 +21,7 @@ from django.core.cache import cache
 from django.core.management.color import no_style
 from django.db import connection, transaction
 from django.test import override_settings
+from hypothesis import settings as hypothesis_settings
 
 from tests.factories import UserFactory
 from web.demo_content import DemoLoader
@@ -31,6 +32,13 @@ from web.demo_content import DemoLoader
 if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
     os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = tempfile.mkdtemp(prefix="rlscaling-hypothesis-")
     atexit.register(shutil.rmtree, os.environ["HYPOTHESIS_STORAGE_DIRECTORY"], ignore_errors=True)
+
+# Property tests take their number of examples from a profile, not from their decorators: a few
+# in the default run (`make test`), many in the slow step (`make test-slow` and `make test-all`
+# pass --hypothesis-profile=thorough). See docs/decisions/0017-default-suite-budget.md.
+hypothesis_settings.register_profile("suite", max_examples=12)
+hypothesis_settings.register_profile("thorough", max_examples=100)
+hypothesis_settings.load_profile("suite")
 
 SHARED_DEMO_FIXTURE = "_shared_demo"
 DATABASE_FIXTURES = {"db", "transactional_db", "live_server", "django_db_reset_sequences"}

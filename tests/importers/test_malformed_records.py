@@ -214,8 +214,9 @@ def malformed_ris_record(draw):
     return "ris", "\n".join(lines) + "\n"
 
 
+# The number of examples comes from the Hypothesis profile (tests/conftest.py): a few in the
+# default run, many in the slow step.
 PROPERTY = settings(
-    max_examples=120,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -26,9 +26,9 @@ from rlscaling.api_urls import router
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLES = 60
+# The number of examples per test comes from the Hypothesis profile (tests/conftest.py): a few
+# in the default run, many in the slow step.
 FUZZ = settings(
-    max_examples=EXAMPLES,
     deadline=datetime.timedelta(seconds=10),  # per example; generous for a loaded CI machine
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
