@@ -164,6 +164,8 @@ print(client.get("/admin/login/").status_code)
 """
 
 
+# slow (`make test-all`, CI's slow step): a Django process of its own, with another ADMIN_URL.
+@pytest.mark.slow
 def test_the_admin_url_comes_from_the_environment():
     env = {
         **os.environ,

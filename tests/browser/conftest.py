@@ -1,8 +1,11 @@
 """Headless Chromium (Debian's /usr/bin/chromium, never a downloaded one) against a live server.
 
-Every test module here is marked `browser` and `xdist_group("browser")`: with `--dist loadgroup`
-they all run on one xdist worker, against one live server. Its port comes from this suite's
-range, offset per worker, so parallel workers and runs on one machine do not collide."""
+Every test module here is marked `browser` and an `xdist_group` of its own ("browser-<module>"):
+with `--dist loadgroup` a module's tests run together on one xdist worker, and the modules
+spread over the workers (one group for them all kept one worker busy with every browser test
+while the others sat idle). Each worker has one live server, started at its first browser
+test; its port comes from this suite's range, offset per worker, so parallel workers and runs
+on one machine do not collide."""
 
 import os
 from pathlib import Path

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-accessibility")]
 
 AXE = Path(__file__).parent / "vendor" / "axe.min.js"
 BLOCKING = {"serious", "critical"}

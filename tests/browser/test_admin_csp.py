@@ -7,7 +7,7 @@ import pytest
 
 from tests.factories import USER_PASSWORD, UserFactory
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-admin-csp")]
 
 
 @pytest.fixture

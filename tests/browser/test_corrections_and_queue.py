@@ -12,7 +12,7 @@ from citations.models import Citation, CitationSource, Paper
 from tests.factories import USER_PASSWORD, CitationFactory, PaperFactory, UserFactory
 from tests.helpers import ART_OF_SCALING
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-corrections-and-queue")]
 
 QUEUE_SIZE = 24
 QUEUE_SECONDS = 180

@@ -10,7 +10,7 @@ from notes.models import ResearchNote
 from publishing.revisions import DraftRevision
 from tests.factories import USER_PASSWORD, CitationFactory, ResearchNoteFactory, UserFactory
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-draft-revision-conflicts")]
 
 
 def signed_in(chromium, live_server, username):
@@ -64,6 +64,9 @@ def test_a_stale_draft_revision_is_refused_and_both_are_kept(
     ]
 
 
+# slow (`make test-all`, CI's slow step): two editors' drafts in two Chromium contexts;
+# tests/editing covers the rule.
+@pytest.mark.slow
 def test_publishing_a_draft_revision_keeps_live_edits_and_asks_on_both(
     transactional_db, live_server, chromium
 ):
@@ -96,6 +99,9 @@ def test_publishing_a_draft_revision_keeps_live_edits_and_asks_on_both(
     assert note.dek == "The draft's standfirst." and note.title == "Corrected live title"
 
 
+# slow (`make test-all`, CI's slow step): two editors' drafts in two Chromium contexts;
+# tests/editing covers the rule.
+@pytest.mark.slow
 def test_a_draft_revision_of_a_citation_row_is_rebased_on_the_saved_edge(
     transactional_db, live_server, chromium
 ):

@@ -15,7 +15,7 @@ from tests.factories import (
     UserFactory,
 )
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-edge-inline")]
 
 LAPTOP = {"width": 1366, "height": 768}
 # What an editor needs of a row: its other paper, role, polarity, context, status and delete.
@@ -68,6 +68,9 @@ def save(page):
     return page.locator(".messagelist").inner_text()
 
 
+# slow (`make test-all`, CI's slow step): two editors classifying one hub's edges in Chromium;
+# tests/admin covers the rule.
+@pytest.mark.slow
 def test_two_editors_classify_edges_of_one_hub(live_server, open_page, hub):
     url = f"{live_server.url}/admin/citations/paper/{hub.pk}/change/"
     first = signed_in(open_page, live_server, "first-editor")

@@ -18,7 +18,7 @@ from tests.factories import USER_PASSWORD, ResearchNoteFactory, UserFactory
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("SCREENSHOT_DIR") or ROOT / "test-artifacts")
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-editor-dashboard")]
 
 
 def needs_attention(editor):

@@ -9,9 +9,12 @@ from django.urls import reverse
 from notes.models import ResearchNote
 from tests.factories import USER_PASSWORD, ResearchNoteFactory, UserFactory
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-editor-history-journey")]
 
 
+# slow (`make test-all`, CI's slow step): a long walk of an editor's day
+# (draft, preview, publish, compare, revert, recover).
+@pytest.mark.slow
 def test_draft_revision_preview_publish_compare_revert_and_recover(
     transactional_db, live_server, chromium
 ):

@@ -10,7 +10,7 @@ from citations.models import Paper
 from tests.factories import USER_PASSWORD, UserFactory
 from tests.helpers import ART_OF_SCALING
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-editor-journey")]
 
 
 def saved(page):

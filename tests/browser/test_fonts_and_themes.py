@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-fonts-and-themes")]
 
 HUB = "/papers/the-art-of-scaling-reinforcement-learning-compute-for-llms/"
 

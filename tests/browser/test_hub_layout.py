@@ -9,7 +9,7 @@ import pytest
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.helpers import ART_OF_SCALING
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-hub-layout")]
 
 HUB = f"/papers/{ART_OF_SCALING}/"
 TOP = "e => e.getBoundingClientRect().top + window.scrollY"

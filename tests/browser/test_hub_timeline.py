@@ -12,7 +12,7 @@ from citations.models import DatePrecision, Paper, recount_citations
 from pagecache.caching import bump_generation
 from tests.helpers import ART_OF_SCALING
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-hub-timeline")]
 
 HUB = f"/papers/{ART_OF_SCALING}/"
 AXE = Path(__file__).parent / "vendor" / "axe.min.js"

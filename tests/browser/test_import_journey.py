@@ -9,7 +9,7 @@ from citations.models import CitationRole
 from tests.factories import USER_PASSWORD, UserFactory
 from tests.helpers import IMPORT_FIXTURES
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-import-journey")]
 
 ENTRY = r"""@article{vanderberg2024,
   title  = {Sch{\"o}nheit at Scale: {RL} with Clipping},
@@ -48,6 +48,9 @@ def test_paste_see_the_dry_run_confirm_and_find_the_draft(transactional_db, live
     assert not problems
 
 
+# slow (`make test-all`, CI's slow step): a task worker's import, followed
+# page by page.
+@pytest.mark.slow
 def test_a_large_import_follows_its_dry_run_and_its_application(
     transactional_db, live_server, chromium, settings, monkeypatch
 ):

@@ -5,7 +5,7 @@ import pytest
 
 from tests.factories import PaperFactory, ResearchNoteFactory
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-long-words")]
 
 LONG_WORD = "https://example.org/" + "a1b2c3d4e5" * 16  # 180 characters fit every field
 

@@ -7,7 +7,7 @@ import pytest
 from tests.browser.conftest import DESKTOP, PHONE
 from tests.browser.test_accessibility import violations
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-neighbourhood-graph")]
 
 
 def demo_hub():

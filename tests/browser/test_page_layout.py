@@ -8,7 +8,7 @@ from django.template.loader import render_to_string
 
 from tests.browser.conftest import DESKTOP, PHONE
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-page-layout")]
 
 HUB = "/papers/the-art-of-scaling-reinforcement-learning-compute-for-llms/"
 

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("SCREENSHOT_DIR") or ROOT / "test-artifacts")
 HUB_TITLE = "The Art of Scaling Reinforcement Learning Compute for LLMs"
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-reader-journey")]
 
 
 @pytest.fixture

@@ -16,7 +16,11 @@ from tests.results.factories import TRUTH, BenchmarkFactory, SeriesFactory, curv
 
 # In the slow step: a walk through the admin, the worker and two widths is long beside the
 # journeys that keep the browser in the default suite.
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.slow]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.xdist_group("browser-results-journey"),
+    pytest.mark.slow,
+]
 
 
 def entered_points(count=6):

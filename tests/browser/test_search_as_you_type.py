@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-search-as-you-type")]
 
 
 def new_page(chromium, **options):

@@ -205,6 +205,8 @@ def count_runs(url):
     return queued().count()
 
 
+# slow (`make test-all`, CI's slow step): two Django processes racing for the dump lock.
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_second_process_waits_for_the_first_and_queues_nothing(tmp_path):
     """Two app servers migrating (or workers starting) at once: the second one's check waits

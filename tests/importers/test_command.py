@@ -51,6 +51,8 @@ def test_a_bad_file_fails_naming_the_record_and_writes_nothing(roles, name, mess
     assert Paper.objects.count() == 0
 
 
+# slow (`make test-all`, CI's slow step): manage.py in a subprocess, for its exit status.
+@pytest.mark.slow
 def test_exit_status_is_non_zero(roles, tmp_path):
     import subprocess
     import sys

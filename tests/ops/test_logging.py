@@ -7,6 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# slow (`make test-all`, CI's slow step): a Django process of its own per test, for its console.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # What `manage.py db_worker` (verbosity 1) and runserver's reloader do to logging, then log.

@@ -113,6 +113,8 @@ def test_reset_with_noinput_puts_the_demo_values_back(demo, editor_api, capsys):
     assert "1 rows overwritten" in capsys.readouterr().out
 
 
+# slow (`make test-all`, CI's slow step): manage.py devserver in a subprocess.
+@pytest.mark.slow
 def test_a_taken_port_says_how_to_pick_another(tmp_path):
     # A database of its own: manage.py marks the working tree's db.sqlite3 changed when it ends.
     env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}
@@ -168,6 +170,8 @@ def test_create_editor_stopped_at_a_prompt_says_so_and_makes_nobody(monkeypatch,
     assert not get_user_model().objects.filter(username="bob").exists()
 
 
+# slow (`make test-all`, CI's slow step): manage.py migrate in a subprocess.
+@pytest.mark.slow
 @pytest.mark.skipif(
     not os.environ.get("DATABASE_URL", "").startswith("postgres"),
     reason="a PostgreSQL server to name a missing database on",
@@ -213,6 +217,8 @@ def test_a_reset_of_the_untouched_demo_overwrites_nothing(demo):
     assert [point.compute_reported for point in series.points.all()] == [None, 90]
 
 
+# slow (`make test-all`, CI's slow step): a fresh interpreter that loads the whole site.
+@pytest.mark.slow
 def test_a_web_worker_does_not_load_scipy():
     """SciPy (about 75 MB with NumPy) is for the task worker's fits: a web worker that loads
     the site and every URL module stays without it (contract line 4, worker RSS)."""
