@@ -6,7 +6,11 @@ import pytest
 
 from tests.browser.test_accessibility import results_pages
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser"), pytest.mark.slow]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.xdist_group("browser-results_keyboard"),
+    pytest.mark.slow,
+]
 
 # Marks every visible control in <main> and returns how many there are.
 MARK_CONTROLS = """() => {
