@@ -47,6 +47,8 @@ from citations.models import (
     recount_paper_facets,
 )
 from citations.models.authors import free_author_slugs
+from discovery.bulk import refresh_all as refresh_all_neighbours
+from discovery.models import Neighbour, NeighboursComputed
 from publishing.models import Status
 from tags.counts import recount_tags
 from tags.models import Tag
@@ -305,6 +307,10 @@ class CorpusGenerator:
             self.progress("counted the citing papers of each paper")
             recount_tags()  # the stored public counts of each tag (tags/counts.py)
             recount_paper_facets()  # years, tags and layers (citations/stats/facet_counts.py)
+            # The stored similar papers, prior and derivative works and graph ends that the
+            # task queue would have written after these edges (discovery/bulk.py): every
+            # published paper, in bulk.
+            refresh_all_neighbours(self.neighbours_progress)
             self.progress("committing (the database checks the deferred foreign keys now)")
         self.progress("committed")
         if self.postgres:
@@ -319,6 +325,8 @@ class CorpusGenerator:
                 Authorship,
                 Author,
                 TaggedPaper,
+                Neighbour,
+                NeighboursComputed,
             ]
             tables.append(Paper.layers.through)
             with connection.cursor() as cursor:
@@ -329,6 +337,9 @@ class CorpusGenerator:
 
     def progress(self, message):
         self.log(f"[{time.monotonic() - self.started:7.1f}s] {message}")
+
+    def neighbours_progress(self, done, total):
+        self.progress(f"neighbours: {done:,}/{total:,} papers")
 
     # -- vocabularies (few rows: ORM, get or create) ---------------------------------------
 

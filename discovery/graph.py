@@ -15,7 +15,7 @@ import math
 import networkx as nx
 
 from citations.models import Citation, Paper, citation_vocabularies
-from discovery.models import Neighbour, Relation
+from discovery.models import Neighbour, NeighboursComputed, Relation
 from discovery.neighbours import GRAPH_KEPT
 
 GRAPH_SIMILAR = 20
@@ -83,6 +83,7 @@ class NeighbourhoodGraph:
         self.years = []  # [(label, colour)]
         self.has_unknown_year = False
         self.has_unclassified = False
+        self.computed = True  # False: never refreshed, the page says so
 
     @classmethod
     def for_paper(cls, paper):
@@ -100,6 +101,8 @@ class NeighbourhoodGraph:
         drawn = {Relation.SIMILAR: [], Relation.REFERENCE: [], Relation.CITER: []}
         for row in Neighbour.objects.shown_for(paper).filter(relation__in=list(drawn)):
             drawn[row.relation].append(row)
+        if not any(drawn.values()):
+            self.computed = NeighboursComputed.objects.filter(paper=paper).exists()
         similar = drawn[Relation.SIMILAR][:GRAPH_SIMILAR]
         references = [row.other_id for row in drawn[Relation.REFERENCE][:GRAPH_REFERENCES]]
         citers = [row.other_id for row in drawn[Relation.CITER][:GRAPH_CITERS]]

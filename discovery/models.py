@@ -36,8 +36,12 @@ class NeighbourQuerySet(models.QuerySet):
         )
 
     def lists_for(self, paper, limit=None):
-        """`NeighbourLists` of `paper`, read in one query; at most `limit` rows of each."""
-        return NeighbourLists(self.shown_for(paper).filter(relation__in=LISTED), limit)
+        """`NeighbourLists` of `paper`, read in one query (two when none shows: whether the
+        paper's lists were ever computed); at most `limit` rows of each."""
+        lists = NeighbourLists(self.shown_for(paper).filter(relation__in=LISTED), limit)
+        if not lists:
+            lists.computed = NeighboursComputed.objects.filter(paper=paper).exists()
+        return lists
 
 
 class NeighbourLists:
@@ -45,6 +49,9 @@ class NeighbourLists:
 
     def __init__(self, rows, limit=None):
         self.similar, self.prior, self.derivative = [], [], []
+        # False: the paper's lists were never computed (a database from before stored
+        # neighbours, until `manage.py refresh_neighbours`), as opposed to computed and empty.
+        self.computed = True
         for row in rows:
             found = getattr(self, row.relation)
             if limit is None or len(found) < limit:
@@ -111,3 +118,20 @@ class Neighbour(models.Model):
         if self.relation == Relation.PRIOR:
             return f"cited by {n} of these papers"
         return f"cites {n} of these papers"
+
+
+class NeighboursComputed(models.Model):
+    """`paper`'s lists were computed at `computed_at` (written with its Neighbour rows, even
+    when there are none): without this row a paper with no rows shown could be either a
+    paper with nothing around it or one never refreshed, and pages say which."""
+
+    paper = models.OneToOneField(
+        "citations.Paper", on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name_plural = "neighbours computed"
+
+    def __str__(self):
+        return f"{self.paper_id} computed at {self.computed_at:%Y-%m-%d %H:%M}"

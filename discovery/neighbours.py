@@ -24,7 +24,7 @@ from django.db.models import Count, F
 from django.utils import timezone
 
 from citations.models import Citation, CitationCount, Paper
-from discovery.models import Neighbour, Relation
+from discovery.models import Neighbour, NeighboursComputed, Relation
 
 # Stored per paper: the graph page draws up to SIMILAR_KEPT similar papers; the hub lists the
 # first few of each list.
@@ -213,21 +213,14 @@ def refresh(paper_ids):
         edges = public_edges()
         rows = [row for pk in chunk if pk in published for row in neighbours_of(pk, now, edges)]
         with transaction.atomic():
-            stale = Neighbour.objects.filter(paper__in=chunk)
-            stale._raw_delete(stale.db)
+            for model in (Neighbour, NeighboursComputed):
+                stale = model.objects.filter(paper__in=chunk)
+                stale._raw_delete(stale.db)
             Neighbour.objects.bulk_create(rows, batch_size=BATCH)
-    return len(ids)
-
-
-def refresh_all(progress=None):
-    """Recompute every published paper's lists and drop those of every other paper."""
-    hidden = Neighbour.objects.exclude(paper__in=Paper.objects.published().values("pk"))
-    hidden._raw_delete(hidden.db)
-    ids = list(Paper.objects.published().order_by("pk").values_list("pk", flat=True))
-    for start in range(0, len(ids), BATCH):
-        refresh(ids[start : start + BATCH])
-        if progress:
-            progress(min(start + BATCH, len(ids)), len(ids))
+            NeighboursComputed.objects.bulk_create(
+                [NeighboursComputed(paper_id=pk, computed_at=now) for pk in sorted(published)],
+                batch_size=BATCH,
+            )
     return len(ids)
 
 

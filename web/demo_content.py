@@ -27,7 +27,7 @@ from citations.models import (
     CitationSource,
     Paper,
 )
-from discovery.neighbours import refresh_all as refresh_all_neighbours
+from discovery.bulk import refresh_all as refresh_all_neighbours
 from evidence.models import (
     Claim,
     DiscriminatingTest,

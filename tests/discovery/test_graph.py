@@ -9,8 +9,8 @@ import networkx as nx
 import pytest
 
 from citations.models import DatePrecision
+from discovery.bulk import refresh_all
 from discovery.graph import UNKNOWN_YEAR_COLOUR, NeighbourhoodGraph
-from discovery.neighbours import refresh_all
 from tests.factories import (
     CitationFactory,
     CitationPolarityFactory,

@@ -7,9 +7,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from discovery.bulk import refresh_all
 from discovery.graph import NeighbourhoodGraph
 from discovery.models import Neighbour, Relation
-from discovery.neighbours import refresh, refresh_all
+from discovery.neighbours import refresh
 from publishing.models import Status
 from tests.factories import CitationFactory, PaperFactory
 

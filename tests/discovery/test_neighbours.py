@@ -8,8 +8,9 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from citations.models import Citation, Paper
+from discovery.bulk import refresh_all
 from discovery.models import Neighbour, Relation
-from discovery.neighbours import refresh, refresh_all
+from discovery.neighbours import refresh
 from publishing.models import Status
 from tests.factories import CitationFactory, PaperFactory
 

@@ -1,7 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from citations.models import Paper
-from discovery.neighbours import refresh, refresh_all
+from discovery.bulk import refresh_all
+from discovery.neighbours import refresh
 
 
 class Command(BaseCommand):
