@@ -160,15 +160,57 @@ ALIAS_TAKEN = (
 )
 
 
-def alias_refusal(paper):
-    """Why `paper` may not have its slug (another paper's old slug), or ""."""
-    alias = (
-        PaperSlugAlias.objects.filter(slug=paper.slug)
-        .exclude(paper_id=paper.pk)
-        .select_related("paper")
-        .first()
-    )
-    return ALIAS_TAKEN.format(slug=paper.slug, title=alias.paper.title) if alias else ""
+class OldSlugs:
+    """The old-slug rule of one kind of row with a public address (papers here, authors in
+    citations/models/authors.py): a slug another row left while readers could reach it
+    answers with a 301 (`alias_model`, whose `owner` field names the row), so no row may take
+    it; a row taking back its own old slug drops that alias.
+
+    `taken(slug, owner)` words the refusal; `was_public(instance, old slug)` says whether
+    readers could reach the row at the slug it is leaving. `skip_raw`: fixtures loaded raw
+    (loaddata) bypass the rule."""
+
+    def __init__(self, alias_model, owner, taken, was_public, skip_raw=True):
+        self.alias_model, self.owner = alias_model, owner
+        self.taken, self.was_public, self.skip_raw = taken, was_public, skip_raw
+
+    def refusal(self, instance):
+        """Why `instance` may not have its slug (another row's old slug), or ""."""
+        if not instance.slug:
+            return ""
+        alias = (
+            self.alias_model.objects.filter(slug=instance.slug)
+            .exclude(**{f"{self.owner}_id": instance.pk})
+            .select_related(self.owner)
+            .first()
+        )
+        return self.taken(instance.slug, getattr(alias, self.owner)) if alias else ""
+
+    def remember_old_slug(self, sender, instance, raw=False, **kwargs):
+        """pre_save: refuse another row's old slug; note the slug a row is leaving and whether
+        readers could reach it, so post_save keeps it as an alias."""
+        if raw and self.skip_raw:
+            return
+        if refusal := self.refusal(instance):
+            raise ValidationError({"slug": refusal})
+        instance._old_slug, instance._old_slug_public = None, False
+        if instance.pk and not instance._state.adding:
+            old = type(instance)._base_manager.filter(pk=instance.pk)
+            old = old.values_list("slug", flat=True).first()
+            if old and old != instance.slug:
+                instance._old_slug = old
+                instance._old_slug_public = self.was_public(instance, old)
+
+    def keep_old_slug(self, sender, instance, raw=False, **kwargs):
+        """post_save: an old slug readers could reach answers 301 to the new address; a slug
+        the row owns again is no longer its alias."""
+        if raw and self.skip_raw:
+            return
+        self.alias_model.objects.filter(slug=instance.slug, **{self.owner: instance}).delete()
+        old = getattr(instance, "_old_slug", None)
+        if old and getattr(instance, "_old_slug_public", False):
+            self.alias_model.objects.update_or_create(slug=old, defaults={self.owner: instance})
+        instance._old_slug, instance._old_slug_public = None, False
 
 
 def slug_was_public(paper, slug):
@@ -182,26 +224,17 @@ def slug_was_public(paper, slug):
     return records.exists()
 
 
-def remember_old_slug(sender, instance, **kwargs):
-    """pre_save: refuse another paper's old slug; note the slug a paper is leaving, so
-    post_save keeps it as an alias if readers knew it."""
-    if refusal := alias_refusal(instance):
-        raise ValidationError({"slug": refusal})
-    if instance.pk and not instance._state.adding:
-        old = type(instance)._base_manager.filter(pk=instance.pk).values_list("slug", flat=True)
-        instance._old_slug = old.first()
-        if instance._old_slug and instance._old_slug != instance.slug:
-            instance._old_slug_public = slug_was_public(instance, instance._old_slug)
-
-
-def keep_old_slug_as_alias(sender, instance, **kwargs):
-    """post_save: a renamed paper's old slug answers 301 to the new address if it was ever
-    public; a slug the paper owns again is no longer its alias."""
-    PaperSlugAlias.objects.filter(slug=instance.slug, paper=instance).delete()
-    old = getattr(instance, "_old_slug", None)
-    if old and old != instance.slug and getattr(instance, "_old_slug_public", False):
-        PaperSlugAlias.objects.update_or_create(slug=old, defaults={"paper": instance})
-    instance._old_slug, instance._old_slug_public = None, False
+PAPER_SLUGS = OldSlugs(
+    PaperSlugAlias,
+    "paper",
+    taken=lambda slug, paper: ALIAS_TAKEN.format(slug=slug, title=paper.title),
+    was_public=slug_was_public,
+    # Paper fixtures have always gone through the rule, raw or not.
+    skip_raw=False,
+)
+alias_refusal = PAPER_SLUGS.refusal
+remember_old_slug = PAPER_SLUGS.remember_old_slug
+keep_old_slug_as_alias = PAPER_SLUGS.keep_old_slug
 
 
 def paper_for_old_slug(slug, user=None):

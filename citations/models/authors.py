@@ -3,7 +3,6 @@ the old slugs that answer with a 301 to an author's page (`AuthorSlugAlias`, as 
 theirs), and the log of merges of duplicate authors (`AuthorMerge`, see author_merging.py)."""
 
 from anyascii import anyascii
-from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import IntegrityError, models, transaction
 from django.db.models import Exists, OuterRef
@@ -12,6 +11,7 @@ from django.utils.text import slugify
 from simple_history.models import HistoricalRecords
 
 from citations.cite_keys import RETRIES
+from citations.identity import OldSlugs
 from publishing.history import RelationSnapshot
 from publishing.models import published_q
 
@@ -157,43 +157,21 @@ AUTHOR_ALIAS_TAKEN = (
 )
 
 
-def author_alias_refusal(author):
-    """Why `author` may not have its slug (another author's old slug), or ""."""
-    alias = (
-        AuthorSlugAlias.objects.filter(slug=author.slug)
-        .exclude(author_id=author.pk)
-        .select_related("author")
-        .first()
-    )
-    return AUTHOR_ALIAS_TAKEN.format(slug=author.slug, name=alias.author.name) if alias else ""
+def author_slug_was_public(author, slug):
+    """Readers could reach an author's page when the author had a published paper."""
+    return Author.objects.with_published_papers().filter(pk=author.pk).exists()
 
 
-def remember_old_author_slug(sender, instance, raw=False, **kwargs):
-    """pre_save: refuse another author's old slug; note the slug an author is leaving and
-    whether readers could reach it (the author had a published paper), for post_save."""
-    if raw:
-        return
-    if instance.slug and (refusal := author_alias_refusal(instance)):
-        raise ValidationError({"slug": refusal})
-    instance._old_slug, instance._old_slug_public = None, False
-    if instance.pk and not instance._state.adding:
-        old = Author.objects.filter(pk=instance.pk).values_list("slug", flat=True).first()
-        if old and old != instance.slug:
-            instance._old_slug = old
-            public = Author.objects.with_published_papers().filter(pk=instance.pk)
-            instance._old_slug_public = public.exists()
-
-
-def keep_old_author_slug(sender, instance, raw=False, **kwargs):
-    """post_save: a public old slug answers 301 to the author's new address; a slug the
-    author takes back is no longer its alias."""
-    if raw:
-        return
-    AuthorSlugAlias.objects.filter(slug=instance.slug, author=instance).delete()
-    old = getattr(instance, "_old_slug", None)
-    if old and getattr(instance, "_old_slug_public", False):
-        AuthorSlugAlias.objects.update_or_create(slug=old, defaults={"author": instance})
-    instance._old_slug, instance._old_slug_public = None, False
+# The rule papers follow too (citations/identity.py), with authors' aliases and wording.
+AUTHOR_SLUGS = OldSlugs(
+    AuthorSlugAlias,
+    "author",
+    taken=lambda slug, author: AUTHOR_ALIAS_TAKEN.format(slug=slug, name=author.name),
+    was_public=author_slug_was_public,
+)
+author_alias_refusal = AUTHOR_SLUGS.refusal
+remember_old_author_slug = AUTHOR_SLUGS.remember_old_slug
+keep_old_author_slug = AUTHOR_SLUGS.keep_old_slug
 
 
 class AuthorMerge(models.Model):
