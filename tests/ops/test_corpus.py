@@ -8,6 +8,8 @@ from django.db.models import Count, F
 
 from bottlenecks.models import Layer
 from citations.models import Authorship, Citation, CitationPolarity, CitationRole, Paper
+from discovery.models import Neighbour, NeighboursComputed
+from discovery.neighbours import neighbours_of
 from tags.models import Tag
 
 pytestmark = pytest.mark.django_db
@@ -166,3 +168,16 @@ def test_hub_share_builds_one_hub_with_thousands_of_citing_papers():
     hub = Paper.objects.get(is_canonical_reference=True)
     assert hub.citations_received.count() == 2499  # every other paper, capped at n - 1
     assert Citation.objects.count() == 3000
+
+
+def test_the_corpus_has_every_published_papers_neighbours_as_the_tasks_would_store_them():
+    generate(seed=7)
+    published = set(Paper.objects.published().values_list("pk", flat=True))
+    assert set(NeighboursComputed.objects.values_list("paper", flat=True)) == published
+    hub = Paper.objects.published().order_by("-citation_count__total").first()
+
+    def rows(found):
+        return sorted((row.relation, row.rank, row.other_id, row.score) for row in found)
+
+    assert rows(Neighbour.objects.filter(paper=hub)) == rows(neighbours_of(hub.pk))
+    assert Neighbour.objects.filter(paper=hub, relation="similar").exists()
