@@ -36,10 +36,12 @@ class NeighbourQuerySet(models.QuerySet):
         )
 
     def lists_for(self, paper, limit=None):
-        """`NeighbourLists` of `paper`, read in one query (two when none shows: whether the
-        paper's lists were ever computed); at most `limit` rows of each."""
-        lists = NeighbourLists(self.shown_for(paper).filter(relation__in=LISTED), limit)
-        if not lists:
+        """`NeighbourLists` of `paper`, read in one query; at most `limit` rows of each. The
+        graph's rows are read too: any stored row says the lists were computed, so only a
+        paper with none at all costs a second query (whether it was ever computed)."""
+        rows = list(self.shown_for(paper))
+        lists = NeighbourLists([row for row in rows if row.relation in LISTED], limit)
+        if not rows:
             lists.computed = NeighboursComputed.objects.filter(paper=paper).exists()
         return lists
 
