@@ -14,7 +14,7 @@ from django.test import Client
 
 from citations.importers.apply import set_authors
 from citations.models import DatePrecision, Paper
-from discovery.neighbours import refresh_all
+from discovery.bulk import refresh_all
 from evidence.models import SignalLayer
 from tests.factories import (
     CitationFactory,
