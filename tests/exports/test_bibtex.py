@@ -8,7 +8,18 @@ import pybtex.database
 import pytest
 from django.core.management import call_command
 
-from citations.exports.formats import bibtex_entries, bibtex_entry, cite_key
+from bibtexparser.model import Entry, Field
+from bibtexparser.writer import BibtexFormat
+
+from citations.exports.formats import (
+    BIBTEX_TYPES,
+    bibtex_entries,
+    bibtex_entry,
+    bibtex_fields,
+    bibtex_name,
+    cite_key,
+    entry_kind,
+)
 from citations.models import Author, Authorship, Paper
 from tests.factories import PaperFactory
 
@@ -144,3 +155,61 @@ def test_importers_keep_the_publication_type_venue_and_arxiv_category(db):
         "cs.LG",
         "cs.CL",
     }
+
+
+@pytest.mark.parametrize(
+    "name, written",
+    [
+        ("Ada Lovelace", "Lovelace, Ada"),
+        ("Ada  Lovelace\n", "Lovelace, Ada"),
+        ("Band Andersen", "Andersen, Band"),  # "and" inside a word is no separator
+        ("Tom and Jerry", "{and} Jerry, Tom"),
+        ("AND Smith", "Smith, {AND}"),
+        ("Smith, and Jones", "Smith, {and} Jones"),
+        ("Smith,and", "Smith, {and}"),
+        ("Jo_hn Smith", "Smith, Jo\\_hn"),
+        ("Ana {de} la Cruz", "la Cruz, Ana \\{de\\}"),
+        ("Robert Smith, Jr.", "Smith, Jr., Robert"),
+        ("Li, Jr., Wei", "Li, Jr., Wei"),
+    ],
+)
+def test_a_name_is_escaped_word_by_word_only_where_it_needs_it(name, written):
+    """Names without a special character or a word "and" are written as they are; the others
+    brace "and" (it would split the author list) and escape each word on its own."""
+    assert bibtex_name(name) == written
+
+
+def test_a_file_is_laid_out_as_bibtexparser_writes_it():
+    """The entries are joined directly, byte for byte what bibtexparser's writer makes of the
+    same fields (two-space indent, a trailing comma, a blank line between entries)."""
+    plain = with_authors(PaperFactory(title="Plain", arxiv_id="2501.00001"), "Ada Lovelace")
+    nasty = with_authors(
+        PaperFactory(
+            title="Costs {of} 100% & more_ \\ and ~^",
+            publication_type="article",
+            venue="J. of $ & #",
+            doi="10.1000/a_b^c~d",
+            abstract="Line one.\n\nLine two.",
+            publication_date=datetime.date(2024, 3, 5),
+        ),
+        "Tom and Jerry",
+        "Jan van der Berg",
+        "Robert Smith, Jr.",
+    )
+    undated = PaperFactory(title="Undated", byline="Z.ai", publication_date=None)
+    papers = [plain, nasty, Paper.objects.with_authors().get(pk=undated.pk)]
+
+    library = bibtexparser.Library()
+    for paper in papers:
+        fields = [
+            Field(name, value if name == "month" else "{" + value + "}")
+            for name, value in bibtex_fields(paper)
+            if value
+        ]
+        library.add(Entry(BIBTEX_TYPES[entry_kind(paper)], cite_key(paper), fields))
+    layout = BibtexFormat()
+    layout.indent, layout.trailing_comma, layout.block_separator = "  ", True, "\n"
+    expected = bibtexparser.write_string(library, unparse_stack=[], bibtex_format=layout)
+
+    assert bibtex_entries(papers) == expected
+    assert bibtex_entries([]) == ""
