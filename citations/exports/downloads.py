@@ -152,7 +152,9 @@ def exported_papers(ids):
     """The papers with these ids, in this order, as the formats read them: only the columns
     they use (EXPORT_FIELDS) and the authors' names, read as values."""
     rows = Paper.objects.filter(pk__in=ids).values_list("pk", *EXPORT_FIELDS)
-    papers = {row[0]: ExportedPaper(row[0], zip(EXPORT_FIELDS, row[1:])) for row in rows}
+    papers = {
+        pk: ExportedPaper(pk, zip(EXPORT_FIELDS, values, strict=True)) for pk, *values in rows
+    }
     return with_author_names([papers[pk] for pk in ids if pk in papers])
 
 

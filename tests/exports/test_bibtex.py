@@ -6,10 +6,9 @@ import datetime
 import bibtexparser
 import pybtex.database
 import pytest
-from django.core.management import call_command
-
 from bibtexparser.model import Entry, Field
 from bibtexparser.writer import BibtexFormat
+from django.core.management import call_command
 
 from citations.exports.formats import (
     BIBTEX_TYPES,

@@ -15,7 +15,13 @@ from django.urls import reverse
 from pybtex.database import parse_string
 
 from bottlenecks.models import Layer
-from citations.exports.formats import base_cite_key, bibtex_entries, csl_item, ris_records
+from citations.exports.formats import (
+    base_cite_key,
+    bibtex_entries,
+    csl_item,
+    ris_record,
+    ris_records,
+)
 from citations.models import Author, Authorship, Citation, Paper
 from tags.counts import public_tags
 from tests.exports.test_validators import render_bibliography
@@ -96,6 +102,25 @@ def test_ris_starts_each_record_with_ty_and_writes_names_last_first_suffix(nasty
     assert record["authors"][0] == "King, Martin Luther, Jr."
     assert record["authors"][1] == "van der Berg, Jan"
     assert len(record["urls"]) == len(set(record["urls"]))
+
+
+def test_a_ris_file_is_laid_out_as_rispy_writes_it(nasty):
+    """The records are joined directly, byte for byte what rispy's writer makes of the same
+    records without its numbered headers: a blank line between records, a newline at the end."""
+
+    class Unnumbered(rispy.RisWriter):
+        def set_header(self, count):
+            return None
+
+    report = PaperFactory(
+        title="A report\nin two lines", publication_type="report", institution="Z.ai"
+    )
+    undated = PaperFactory(title="Undated", publication_date=None, doi="10.1/x", url="")
+    papers = [nasty, report, undated]
+    records = [ris_record(paper) for paper in papers]
+    assert ris_records(papers) == rispy.dumps(records, implementation=Unnumbered)
+    assert ris_records([nasty]) == rispy.dumps(records[:1], implementation=Unnumbered)
+    assert ris_records([]) == ""
 
 
 def test_ris_names_the_arxiv_url_once():
