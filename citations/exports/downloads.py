@@ -151,7 +151,8 @@ class ExportedPaper:
 def exported_papers(ids):
     """The papers with these ids, in this order, as the formats read them: only the columns
     they use (EXPORT_FIELDS) and the authors' names, read as values."""
-    rows = Paper.objects.filter(pk__in=ids).values_list("pk", *EXPORT_FIELDS)
+    # In the ids' order below, not the model's (a sort of 1,000 wide rows).
+    rows = Paper.objects.filter(pk__in=ids).order_by().values_list("pk", *EXPORT_FIELDS)
     papers = {
         pk: ExportedPaper(pk, zip(EXPORT_FIELDS, values, strict=True)) for pk, *values in rows
     }
