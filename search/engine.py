@@ -245,18 +245,20 @@ class PaperSource(Source):
         """Papers whose year is a fact (a placeholder date has none)."""
         return rows.published_in(year)
 
-    def matches(self, rows, query):
-        """`rows` matching `query`, in no order."""
+    def match_q(self, query):
+        """The condition of a paper matching `query`, for a filter of the papers themselves."""
         if on_postgresql():
             # Both arms are served by a GIN index (search_document; trigrams of the title in
             # capitals, the expression icontains compares: citations migration 0032).
-            return rows.filter(Q(search_document=query.fulltext) | Q(title__icontains=query.text))
+            return Q(search_document=query.fulltext) | Q(title__icontains=query.text)
         author = lambda term: Exists(  # noqa: E731
             Authorship.objects.filter(paper=OuterRef("pk"), author__name__icontains=term)
         )
-        return rows.filter(
-            query.every_term_in(*self.fields, author) | Q(arxiv_id__iexact=query.text)
-        )
+        return query.every_term_in(*self.fields, author) | Q(arxiv_id__iexact=query.text)
+
+    def matches(self, rows, query):
+        """`rows` matching `query`, in no order."""
+        return rows.filter(self.match_q(query))
 
     def match(self, rows, query):
         # A common word matches tens of thousands of papers: only a bounded set of candidates

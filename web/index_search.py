@@ -17,10 +17,17 @@ class SiteSearchIndexFilter(ResearchIndexFilter):
         query = Query(value)
         if not query:  # only one-letter words: nothing the engine searches for
             return queryset.none()
-        papers = PaperSource().matches(queryset, query).order_by().values("pk")
-        layers = LayerSource().matching(query).order_by().values("pk")
-        in_layers = Paper.layers.through.objects.filter(layer__in=layers).values("paper")
-        matched = queryset.filter(Q(pk__in=papers) | Q(pk__in=in_layers))
+        # The match is a condition on the papers themselves, which PostgreSQL tests as it walks
+        # the date index (a common word) or finds with the GIN indexes (a rare one). As
+        # `pk IN (the matches)` it first read every match of a common word, a scan of the
+        # whole table, to count 201 or list a page; an OR with the layers' papers would force
+        # that scan for every word, so it is added only when a layer matches (decision 0017).
+        match = PaperSource().match_q(query)
+        layers = list(LayerSource().matching(query).values_list("pk", flat=True))
+        if layers:
+            in_layers = Paper.layers.through.objects.filter(layer__in=layers).values("paper")
+            match |= Q(pk__in=in_layers)
+        matched = queryset.filter(match)
         if on_postgresql():
             # The index sorts a search by relevance when the rows carry a rank.
             return matched.annotate(rank=SearchRank(F("search_document"), query.fulltext))
