@@ -18,7 +18,7 @@ LIST_DOWNLOAD = fuller_answer(
     "30 to 56 papers",
     "1,000 (a full file, EXPORT_LIMIT)",
     "none while under the ceiling (0016: the page's ids, then only the columns written; "
-    "0017: entries written from values, about 50 ms of Python for 1,000); over it, a smaller "
+    "0020: entries written from values, about 50 ms of Python for 1,000); over it, a smaller "
     "EXPORT_LIMIT, since the Link header names the next file",
 )
 # A page of points chosen from all of them: 21 points at the demo size, 200,000 at 1M.
@@ -74,7 +74,7 @@ def the_machine(in_process, answer):
 RANKED_SEARCH = (
     '"scaling" matches 56,077 of 100,056 papers at 1M (about 20 at the demo size): the '
     "newest 1,000 matches are ranked, a bound, not the corpus; the research index no longer "
-    "reads every match first to count and page them (0017: its SQL 945 to 89 ms in-process, "
+    "reads every match first to count and page them (0020: its SQL 945 to 89 ms in-process, "
     "load 17). Next: re-measure; then a smaller ranked window, once a relevance test set "
     "shows it ranks as well"
 )
@@ -296,7 +296,7 @@ GROWTH_REASONS = {
     "/research/?q=scaling": (
         '"scaling" matches 56,077 of 100,056 papers at 1M (about 20 at the demo size): a '
         "search sorts by relevance by default, over its newest 1,000 matches; it no longer "
-        "reads every match first to count and page them (0017: its SQL 923 to 124 ms "
+        "reads every match first to count and page them (0020: its SQL 923 to 124 ms "
         "in-process, load 17). Next: re-measure; then a smaller ranked window, once a "
         "relevance test set shows it ranks as well"
     ),

@@ -21,7 +21,7 @@ class SiteSearchIndexFilter(ResearchIndexFilter):
         # the date index (a common word) or finds with the GIN indexes (a rare one). As
         # `pk IN (the matches)` it first read every match of a common word, a scan of the
         # whole table, to count 201 or list a page; an OR with the layers' papers would force
-        # that scan for every word, so it is added only when a layer matches (decision 0017).
+        # that scan for every word, so it is added only when a layer matches (decision 0020).
         match = PaperSource().match_q(query)
         layers = list(LayerSource().matching(query).values_list("pk", flat=True))
         if layers:

@@ -135,7 +135,7 @@ class ExportedPaper:
     """What the formats read of one paper in a list download: EXPORT_FIELDS and the authors'
     names as plain attributes, with Paper's own properties over them. A model instance costs
     more to build (deferred fields, post_init receivers, the loaded status kept for a save)
-    than its entry costs to write, and a download never saves (decision 0017)."""
+    than its entry costs to write, and a download never saves (decision 0020)."""
 
     publication_date_parts = Paper.publication_date_parts
     publication_date_iso = Paper.publication_date_iso

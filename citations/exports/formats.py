@@ -415,7 +415,7 @@ def bibtex_entry_text(paper):
     """One entry as bibtexparser's writer lays it out (two-space indent, a trailing comma; no
     middleware: the values are escaped above), joined directly: building its Entry and Field
     objects and walking them in its writer was a third of a 1,000-entry file's time (decision
-    0017). The tests compare the two byte for byte."""
+    0020). The tests compare the two byte for byte."""
     lines = ["@", BIBTEX_TYPES[entry_kind(paper)], "{", cite_key(paper), ",\n"]
     for name, value in bibtex_fields(paper):
         if value:
@@ -550,7 +550,7 @@ def ris_record(paper):
 def ris_record_text(record):
     """One record (a dict of ris_record) as rispy's writer lays it out, starting with its
     `TY  -` line (rispy's default numbers the records) and joined directly: its generator
-    of lines per record was a third of a 1,000-record file's time (decision 0017). The tests
+    of lines per record was a third of a 1,000-record file's time (decision 0020). The tests
     compare the two byte for byte."""
     lines = [f"TY  - {record['type_of_reference']}"]
     for key, value in record.items():
