@@ -96,11 +96,13 @@ class DiagnosisForm(forms.Form):
     def __init__(self, *args, require_signals=False, **kwargs):
         super().__init__(*args, **kwargs)
         self.require_signals = require_signals
-        primary_links = SignalLayer.objects.filter(
-            strength=SignalLayer.Strength.PRIMARY, layer__in=Layer.objects.published()
-        ).select_related("layer")
+        layer_links = (
+            SignalLayer.objects.filter(layer__in=Layer.objects.published())
+            .select_related("layer")
+            .order_by("-strength", "layer__order", "layer__name")
+        )
         self.fields["signal"].queryset = FailureSignal.objects.published().prefetch_related(
-            Prefetch("links", queryset=primary_links, to_attr="primary_links")
+            Prefetch("links", queryset=layer_links, to_attr="layer_links")
         )
         self.fields["layer"].queryset = Layer.objects.published()
         for name, choices in SETTING_FIELDS.items():
@@ -122,7 +124,14 @@ class DiagnosisForm(forms.Form):
         data = self.data.copy()
         data.setlist(
             "signal",
-            [s.slug for s in signals if any(link.layer_id == layer.pk for link in s.primary_links)],
+            [
+                s.slug
+                for s in signals
+                if any(
+                    link.layer_id == layer.pk and link.strength == SignalLayer.Strength.PRIMARY
+                    for link in s.layer_links
+                )
+            ],
         )
         form = type(self)(data)
         form.fields["signal"].show_read(signals)
@@ -149,6 +158,19 @@ class RankedLayer:
     @property
     def key(self):
         return (self.score, len(self.primary), self.setting_evidence)
+
+
+@dataclass
+class DescribedSignal:
+    """A selected signal with the ranked layers it points to and the editors' why."""
+
+    signal: FailureSignal
+    primary: list = field(default_factory=list)
+    supporting: list = field(default_factory=list)
+
+    @property
+    def why(self):
+        return self.signal.why
 
 
 @dataclass
@@ -302,14 +324,18 @@ class Diagnosis:
         )
         ranked = [RankedLayer(layer, layer.score) for layer in layers]
         by_layer = {entry.layer.pk: entry for entry in ranked}
+        described = {signal.pk: DescribedSignal(signal) for signal in self.signals}
         links = SignalLayer.objects.filter(signal__in=self.signals, layer__in=list(by_layer))
-        for link in links.order_by("signal__order", "signal__text"):
+        for link in links.order_by("signal__order", "signal__text", "layer__order", "layer__name"):
             entry = by_layer[link.layer_id]
-            signal = next(signal for signal in self.signals if signal.pk == link.signal_id)
+            signal = described[link.signal_id]
             if link.strength == SignalLayer.Strength.PRIMARY:
-                entry.primary.append(signal)
+                entry.primary.append(signal.signal)
+                signal.primary.append(entry.layer)
             else:
-                entry.supporting.append(signal)
+                entry.supporting.append(signal.signal)
+                signal.supporting.append(entry.layer)
+        self._described = list(described.values())
         if self.has_setting and ranked:
             for layer_id, count in self._setting_claim_counts(list(by_layer)).items():
                 by_layer[layer_id].setting_claims = count
@@ -350,6 +376,12 @@ class Diagnosis:
                 for layer_id in layers:
                     counts[layer_id] = counts.get(layer_id, 0) + 1
         return counts
+
+    def described_signals(self):
+        """The selected signals, each with the published layers it points to (its own failure
+        signal first, then those it is consistent with) and why, read with the ranking."""
+        self.ranked_layers()
+        return self._described
 
     def tiers(self):
         return _tiers(self.ranked_layers(), lambda entry: entry.rank)
@@ -752,7 +784,16 @@ class Diagnosis:
         test = self.first_test()
         left, next_test = self.untested()
         return {
-            "signals": [{"slug": s.slug, "text": s.text} for s in self.signals],
+            "signals": [
+                {
+                    "slug": described.signal.slug,
+                    "text": described.signal.text,
+                    "primary": [layer.slug for layer in described.primary],
+                    "supporting": [layer.slug for layer in described.supporting],
+                    "why": described.why or None,
+                }
+                for described in self.described_signals()
+            ],
             "setting": {name: value or None for name, value in self.setting.items()},
             "ranking": [
                 {

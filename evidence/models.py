@@ -522,6 +522,11 @@ class FailureSignal(Publishable):
     layers = models.ManyToManyField(
         "bottlenecks.Layer", through="SignalLayer", related_name="signals"
     )
+    why = models.TextField(
+        blank=True,
+        help_text="Why it points to its layers: what in each layer could give this "
+        "observation. Shown to readers beside the signal's layers.",
+    )
 
     # Recorded with each history entry and restored on revert (publishing/history.py).
     history_children = ("links",)

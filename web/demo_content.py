@@ -384,8 +384,17 @@ class DemoLoader:
             signal = self.upsert(
                 FailureSignal,
                 {"slug": row["slug"]},
-                {"text": row["text"], "order": row["order"], **self.publishing(row)},
+                {
+                    "text": row["text"],
+                    "order": row["order"],
+                    "why": " ".join(row.get("why", "").split()),
+                    **self.publishing(row),
+                },
             )
+            if signal is not None and not signal.why and row.get("why"):
+                # Written while an editor has not: a database loaded before signals had a why.
+                signal.why = " ".join(row["why"].split())
+                signal.save()
             if not self.owns_parts(signal):
                 continue
             weights = dict.fromkeys(row.get("supporting", []), SignalLayer.Strength.SUPPORTING)
