@@ -17,8 +17,9 @@ Test choice: a test can point only to the layers its written outcomes name. The 
 the cheapest one that points to at least two contenders; among equally cheap ones, the one
 written for more of the selected signals, then the one pointing to more contenders, then to
 fewer layers outside the ranking, then to fewer outside the contenders, then to higher-ranked
-ones, then by title. The plan gives each of its outcomes with what to do, and relieves only a
-layer an outcome points to; when no written test separates two contenders, it says so.
+ones, then by title (TEST_CRITERIA, also the page's words). The plan gives each of its
+outcomes with what to do, and relieves only a layer an outcome points to; when no written test
+separates two contenders, it says so.
 
 Evidence under a test: the claims and runs its editors linked (overrides, first), then the
 published claims and public runs on the layers it can point to. A run bears on its paper's
@@ -48,6 +49,32 @@ from results.models import Series
 EVIDENCE_PER_TEST = 5  # matched claims shown under a test, after the editors' own links
 RUNS_PER_TEST = 5  # matched runs shown under a test, after the editors' own links
 EVIDENCE_ORDER = [*EvidenceStatus.values]
+# What the ranking and the test choice compare, in order, as the page states it ("How the
+# ranking, ties and the test are decided"). The code builds its sort keys from the same names
+# (RankedLayer.criteria, Diagnosis.test_criteria), and a test holds the two together.
+RANKING_CRITERIA = (
+    ("score", "the score: the sum of the weights of your signals' links to the layer"),
+    (
+        "primary_matches",
+        "how many of your signals are the layer's own failure signal",
+    ),
+    (
+        "setting_evidence",
+        "only when you give a setting: how many published claims and runs in that setting bear "
+        "on the layer (one counts when it matches at least one of your choices exactly and "
+        "contradicts none)",
+    ),
+)
+TEST_CRITERIA = (
+    ("separates", "it can point to at least two contenders (the plan takes no other)"),
+    ("cost", "it is cheaper (cheap, then moderate, then expensive)"),
+    ("written_for", "it is written for more of the signals you picked"),
+    ("contenders", "it can point to more contenders"),
+    ("outside_ranking", "it can point to fewer layers outside the ranking"),
+    ("outside_contenders", "it can point to fewer layers outside the contenders"),
+    ("rank", "the contenders it can point to rank higher"),
+    ("title", "its title, alphabetically"),
+)
 STEPS = [
     ("diagnose", "State the plateau"),
     ("diagnose-layers", "List competing bottlenecks"),
@@ -155,9 +182,17 @@ class RankedLayer:
     def setting_evidence(self):
         return self.setting_claims + self.setting_runs
 
+    def criteria(self):
+        """The values it is ranked by, named as in RANKING_CRITERIA, highest first."""
+        return {
+            "score": self.score,
+            "primary_matches": len(self.primary),
+            "setting_evidence": self.setting_evidence,
+        }
+
     @property
     def key(self):
-        return (self.score, len(self.primary), self.setting_evidence)
+        return tuple(self.criteria().values())
 
 
 @dataclass
@@ -278,6 +313,9 @@ def setting_match(finding, setting):
 
 class Diagnosis:
     """One reader's selection (signals and setting) and everything computed from it."""
+
+    ranking_criteria = RANKING_CRITERIA
+    test_criteria_text = TEST_CRITERIA
 
     def __init__(self, signals, setting=None):
         self.signals = list(signals)
@@ -429,9 +467,8 @@ class Diagnosis:
     # -- step 3 ------------------------------------------------------------------------
 
     def tests(self):
-        """Published tests that point to a contender: those separating two or more of them
-        first (cheapest, then pointing to more contenders, then to higher-ranked ones), then
-        those that point to one (cheapest first)."""
+        """Published tests that point to a contender, ordered by TEST_CRITERIA: those that
+        separate two or more contenders first, the plan's test among them."""
         if not hasattr(self, "_tests"):
             self._tests = self._find_tests()
         return self._tests
@@ -462,29 +499,28 @@ class Diagnosis:
                 Prefetch("papers", queryset=Paper.objects.published(), to_attr="linked_papers"),
             )
         )
-        position = {layer_id: index for index, layer_id in enumerate(top_ids)}
-        ranked = {entry.layer.pk for entry in self.ranked_layers()}
         for test in tests:
             test.points_to = [o.layer for o in test.all_outcomes if o.layer is not None]
             test.points_to = list({layer.pk: layer for layer in test.points_to}.values())
-            test.separates = sorted(
-                (layer for layer in test.points_to if layer.pk in position),
-                key=lambda layer: position[layer.pk],
-            )
-        tests.sort(
-            key=lambda test: (
-                len(test.separates) < 2,
-                test.cost,
-                -test.written_for,
-                -len(test.separates),
-                len([layer for layer in test.points_to if layer.pk not in ranked]),
-                len(test.points_to) - len(test.separates),
-                [position[layer.pk] for layer in test.separates],
-                test.title,
-            )
-        )
+            test.separates = [layer for layer in top if layer in test.points_to]
+        tests.sort(key=lambda test: tuple(self.test_criteria(test).values()))
         self._attach_evidence(tests)
         return tests
+
+    def test_criteria(self, test):
+        """What a test is ordered by, named as in TEST_CRITERIA, smallest first."""
+        top_ids = [layer.pk for layer in self.top_layers()]
+        ranked = {entry.layer.pk for entry in self.ranked_layers()}
+        return {
+            "separates": len(test.separates) < 2,
+            "cost": test.cost,
+            "written_for": -test.written_for,
+            "contenders": -len(test.separates),
+            "outside_ranking": len([x for x in test.points_to if x.pk not in ranked]),
+            "outside_contenders": len(test.points_to) - len(test.separates),
+            "rank": [top_ids.index(layer.pk) for layer in test.separates],
+            "title": test.title,
+        }
 
     def _load_claims(self, layer_ids, extra_ids=()):
         """Published claims on `layer_ids` (and those in `extra_ids`), ready for display, each

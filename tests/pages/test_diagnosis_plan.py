@@ -377,8 +377,71 @@ def test_the_page_documents_the_scoring_ties_and_test_choice(demo, client):
     for url in [STEP2, reverse("evidence:diagnose-tests"), STEP4]:
         text = text_of(client.get(url, {"signal": "flat-reward-curve"}))
         assert "How the ranking, ties and the test are decided" in text
-        assert "Layers equal on all three are tied" in text
-        assert "The plan takes the cheapest test that can point to at least two contenders" in text
+        assert "Layers equal on all of these are tied" in text
+        assert "published claims and runs in that setting" in text
+        assert "It is written for more of the signals you picked." in text
+        assert "The plan takes the first test in that order" in text
+        assert "No written test separates" in text
+        assert "A worked example." in text
+
+
+def test_the_page_names_every_criterion_the_code_ranks_and_chooses_by(demo, client):
+    """The page's lists are the code's sort keys, in order: a criterion added to the code
+    without its words (or the other way round) fails here."""
+    selection = ["compute-saturated", "train-reward-up-held-out-flat"]
+    setting = {"task_family": "math", "model_size": "medium", "reward_type": "verifiable"}
+    diagnosis = diagnosis_for(selection, **setting)
+    ranking_names = [name for name, _ in Diagnosis.ranking_criteria]
+    for entry in diagnosis.ranked_layers():
+        assert list(entry.criteria()) == ranking_names
+        assert entry.key == tuple(entry.criteria().values())
+    test_names = [name for name, _ in Diagnosis.test_criteria_text]
+    tests = diagnosis.tests()
+    assert len(tests) >= 3
+    keys = [tuple(diagnosis.test_criteria(test).values()) for test in tests]
+    assert all(list(diagnosis.test_criteria(test)) == test_names for test in tests)
+    assert keys == sorted(keys)  # the order the page describes is the order used
+
+    page = client.get(STEP2, {"signal": selection, **setting}).content.decode()
+    method = page[page.index('id="method"') :]
+    listed = [part.split('"')[0] for part in method.split('data-criterion="')[1:]]
+    assert listed == ranking_names + test_names
+    text = html.unescape(text_of(client.get(STEP2, {"signal": selection, **setting})))
+    for _, words in [*Diagnosis.ranking_criteria, *Diagnosis.test_criteria_text]:
+        assert f"{words[0].upper()}{words[1:]}." in text
+
+
+def test_the_pages_worked_example_is_what_the_diagnosis_does(demo, client):
+    selection = ["compute-saturated", "train-reward-up-held-out-flat"]
+    setting = {"task_family": "math", "model_size": "medium", "reward_type": "verifiable"}
+    text = text_of(client.get(STEP2, {"signal": selection}))
+    assert "Compute, Data and Rewards score 2 with one own-signal match each" in text
+    plain = diagnosis_for(selection)
+    assert [(e.layer.slug, e.score, len(e.primary)) for e in plain.top_tier().entries] == [
+        ("compute", 2, 1),
+        ("data", 2, 1),
+        ("rewards", 2, 1),
+    ]
+    assert {e.score for e in plain.ranked_layers()[3:]} == {1}
+    assert len(plain.ranked_layers()) == 6
+    diagnosis = diagnosis_for(selection, **setting)
+    assert [(e.layer.slug, e.rank) for e in diagnosis.ranked_layers()[:3]] == [
+        ("rewards", 1),
+        ("compute", 2),
+        ("data", 2),
+    ]
+    rewards = diagnosis.ranked_layers()[0]
+    assert (rewards.setting_claims, diagnosis.ranked_layers()[1].setting_evidence) == (1, 0)
+    cheap_pairs = [t for t in diagnosis.tests() if len(t.separates) >= 2 and t.cost == 1]
+    assert len(cheap_pairs) == 3
+    test = diagnosis.first_test()
+    assert test.title == "Score held-in and held-out prompts with the same independent judge"
+    assert {o.layer.slug for o in diagnosis.outcomes() if o.layer} == {
+        "rewards",
+        "data",
+        "evaluation",
+    }
+    assert [layer.slug for layer in diagnosis.untested()[0]] == ["compute"]
 
 
 def test_paper_sources_count_only_published_papers(demo):
