@@ -224,12 +224,32 @@ def test_the_scenarios_cover_the_commonest_plateau_and_quote_their_sources():
         assert all(source["quote"] and source["seed"] for source in scenario["sources"])
 
 
+SOURCES = [(scenario["id"], source) for scenario in SCENARIOS for source in scenario["sources"]]
+SENTENCE_END = (".", "?", "!", ";")
+
+
+def test_every_scenario_quotes_whole_sentences_of_its_passage():
+    """Always, from the repository alone: each quote is one or more whole sentences of the
+    seed paragraph the fixture keeps for it (the quote itself when it is the paragraph)."""
+    for scenario_id, source in SOURCES:
+        quote = source["quote"]
+        passage = source["passage"]
+        assert source["seed"] in {"000", "001", "002", "003"}, scenario_id
+        assert quote == " ".join(quote.split()) and passage == " ".join(passage.split())
+        start = passage.find(quote)
+        assert start >= 0, (scenario_id, quote)
+        assert start == 0 or passage[:start].endswith(tuple(f"{end} " for end in SENTENCE_END))
+        end = start + len(quote)
+        assert quote.endswith(SENTENCE_END) or passage[end:].startswith(SENTENCE_END)
+
+
 @pytest.mark.skipif(not SEEDS.is_dir(), reason="the seed texts are not on this machine")
-def test_every_scenario_quotes_its_seed_verbatim():
+def test_every_kept_passage_is_its_seeds_text_verbatim():
+    """Where the seeds are on the machine: the paragraphs the fixture keeps are theirs."""
     seeds = {path.name[:3]: " ".join(path.read_text().split()) for path in SEEDS.glob("*.txt")}
-    for scenario in SCENARIOS:
-        for source in scenario["sources"]:
-            assert source["quote"] in seeds[source["seed"]], (scenario["id"], source["quote"])
+    for scenario_id, source in SOURCES:
+        passage = source["passage"]
+        assert passage in seeds[source["seed"]], (scenario_id, passage)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s["id"] for s in SCENARIOS])
