@@ -94,10 +94,20 @@ def test_ties_go_to_primary_matches_then_layer_order(db):
     assert ranked[0].primary == [three] and ranked[1].supporting == [one, two]
 
 
-def test_the_setting_orders_claims_but_never_the_ranking(demo):
+def test_the_setting_orders_claims_and_breaks_only_ties_never_a_score_lead(demo):
+    """Data leads on the signal (score 2, Evaluation 1). However much evidence in the setting
+    bears on Evaluation, the setting cannot overturn that lead: it only breaks ties between
+    layers equal on score and primary matches (test_diagnosis_plan.py shows it doing so)."""
+    evaluation = Layer.objects.get(slug="evaluation")
+    for _ in range(5):
+        ClaimFactory(task_family="math", model_size="small").layers.add(evaluation)
     plain = diagnosis_for(["data-fails-to-transfer"])
     math = diagnosis_for(["data-fails-to-transfer"], task_family="math", model_size="small")
+    assert [e.layer.slug for e in math.ranked_layers()] == ["data", "evaluation"]
     assert [e.layer for e in plain.ranked_layers()] == [e.layer for e in math.ranked_layers()]
+    by_slug = {entry.layer.slug: entry for entry in math.ranked_layers()}
+    assert by_slug["evaluation"].setting_claims > by_slug["data"].setting_claims
+    assert math.setting_effect() == []  # no tie on the signals: nothing for the setting to split
     claims = math.claims()
     flags = [claim.in_setting for claim in claims]
     assert flags == sorted(flags, reverse=True)  # one status here: matching setups first
