@@ -1,6 +1,7 @@
-"""A team walks the diagnosis in headless Chromium, on a phone and on a desktop: from the field
-guide's "where scaling breaks" table through the four steps to a saved plan (the Markdown
-download and the printed page). Screenshots go to test-artifacts/ (or $SCREENSHOT_DIR)."""
+"""A team walks the diagnosis in headless Chromium, on a phone and on a desktop, with JavaScript
+off and on: from the field guide's "where scaling breaks" table through the four steps to a
+saved plan (the Markdown download and the printed page). With JavaScript on, axe checks every
+step. Screenshots go to test-artifacts/ (or $SCREENSHOT_DIR)."""
 
 import json
 import os
@@ -9,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.browser.test_accessibility import violations
+
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("SCREENSHOT_DIR") or ROOT / "test-artifacts")
 VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
@@ -16,14 +19,26 @@ VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-diagnosis")]
 
 
-@pytest.fixture(params=list(VIEWPORTS))
+WALKS = [(viewport, javascript) for javascript in (False, True) for viewport in VIEWPORTS]
+
+
+@pytest.fixture(
+    params=WALKS, ids=[f"{viewport}-{'js' if js else 'no-js'}" for viewport, js in WALKS]
+)
 def page(request, site, chromium):
     SHOTS.mkdir(parents=True, exist_ok=True)
+    viewport, javascript = request.param
     context = chromium.new_context(
-        viewport=VIEWPORTS[request.param], accept_downloads=True, java_script_enabled=False
+        viewport=VIEWPORTS[viewport], accept_downloads=True, java_script_enabled=javascript
     )
     page = context.new_page()
-    page.viewport_name = request.param
+    page.viewport_name = viewport if javascript else f"{viewport}-no-js"
+    page.javascript = javascript
+    # axe is injected into a copy of the step opened beside the walk, with the page's CSP
+    # bypassed there only: the walk itself keeps the CSP, so a violation still shows.
+    page.axe_context = (
+        chromium.new_context(viewport=VIEWPORTS[viewport], bypass_csp=True) if javascript else None
+    )
     page.console_errors = []
     page.on(
         "console",
@@ -39,12 +54,28 @@ def fits_the_viewport(page):
     return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
 
 
+def passes_axe(page):
+    """No serious or critical axe violation on the step the walk is at (JavaScript on)."""
+    if not page.javascript:
+        return True
+    copy = page.axe_context.new_page()
+    try:
+        copy.goto(page.url)
+        copy.evaluate("document.fonts.ready.then(() => true)")
+        problems = violations(copy)
+    finally:
+        copy.close()
+    assert problems == [], (page.url, problems)
+    return True
+
+
 def shot(page, name):
     page.screenshot(path=str(SHOTS / f"diagnose-{name}-{page.viewport_name}.png"), full_page=True)
 
 
 def test_a_team_diagnoses_a_plateau_and_saves_the_plan(page, site, tmp_path):
-    """JavaScript is off in this browser: every step is a form or a link."""
+    """With JavaScript off every step is a form or a link; with it on the same walk works and
+    passes axe at every step."""
     page.goto(f"{site}/")
     page.locator("#breaks").get_by_role(
         "link", name="Diagnose a plateau starting from Compute"
@@ -56,7 +87,11 @@ def test_a_team_diagnoses_a_plateau_and_saves_the_plan(page, site, tmp_path):
         assert page.get_by_label(own_signal, exact=False).is_checked()
     page.get_by_label("The reward curve is flat", exact=False).check()
     page.get_by_label("Task family").select_option("math")
+    why = page.locator(".signal-list__why").first
+    why.locator("summary").click()  # a disclosure: opens without JavaScript too
+    assert why.locator("p").is_visible()
     assert fits_the_viewport(page)
+    assert passes_axe(page)
     shot(page, "1-signals")
     page.get_by_role("button", name="Rank the competing bottlenecks").click()
 
@@ -76,7 +111,11 @@ def test_a_team_diagnoses_a_plateau_and_saves_the_plan(page, site, tmp_path):
         "Evaluation score 1 tied at rank 3",
     ]
     assert page.get_by_text("Why it ranks here").count() == 4
+    assert page.locator(".diagnose__signal-why").count() == 3  # each signal's why
+    page.locator("#method summary").click()
+    assert page.locator("#method").get_by_text("A worked example.").is_visible()
     assert fits_the_viewport(page)
+    assert passes_axe(page)
     shot(page, "2-bottlenecks")
     page.locator(".diagnose__next").get_by_role("link").click()
 
@@ -86,6 +125,7 @@ def test_a_team_diagnoses_a_plateau_and_saves_the_plan(page, site, tmp_path):
     assert first_test == "Measure useful experience per hour, not samples per hour"
     assert page.locator(".claim .badge--reported").count() >= 5
     assert fits_the_viewport(page)
+    assert passes_axe(page)
     shot(page, "3-tests")
     page.locator(".diagnose__next").get_by_role("link").click()
 
@@ -93,6 +133,7 @@ def test_a_team_diagnoses_a_plateau_and_saves_the_plan(page, site, tmp_path):
     assert page.url == f"{site}/diagnose/plan/?{query}"
     assert page.get_by_role("heading", name="Your plan").is_visible()
     assert fits_the_viewport(page)
+    assert passes_axe(page)
     shot(page, "4-plan")
     with page.expect_download() as download_info:
         page.get_by_role("link", name="Download as Markdown").click()
