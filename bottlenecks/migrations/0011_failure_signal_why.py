@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('bottlenecks', '0009_discriminating_test_series'),
+        ('bottlenecks', '0010_claim_reported_on_precision'),
     ]
 
     operations = [
