@@ -265,8 +265,14 @@ def _choice(field_name, choices):
     return django_filters.ChoiceFilter(field_name=field_name, choices=choices)
 
 
+@extend_schema_field(OpenApiTypes.STR)
+class LayerSlugFilter(django_filters.ModelChoiceFilter):
+    """A published layer by its slug, matched by the filter set's `filter_layer` (declared as a
+    string: the schema cannot read a type from a filter that works through a method)."""
+
+
 def _layer():
-    return django_filters.ModelChoiceFilter(
+    return LayerSlugFilter(
         method="filter_layer",
         to_field_name="slug",
         queryset=Layer.objects.published(),
