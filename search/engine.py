@@ -109,6 +109,19 @@ class Query:
         return bool(self.terms)
 
     @cached_property
+    def layers(self):
+        """The published bottleneck layers the query matches (their fields hold every word)
+        or names (a word is the layer's name, one or many: "reward hacking" names Rewards):
+        their papers match too. Read once per query; layers are a small editorial table."""
+        source = SOURCES["layers"]
+        matched = set(source.matching(self).values_list("pk", flat=True))
+        words = {singular(term) for term in self.terms}
+        for pk, name in source.published().values_list("pk", "name"):
+            if singular(name) in words:
+                matched.add(pk)
+        return sorted(matched)
+
+    @cached_property
     def fulltext(self):
         return SearchQuery(self.text, search_type="websearch", config="english")
 
@@ -136,6 +149,10 @@ class Query:
             default=Value(2),
             output_field=IntegerField(),
         )
+
+
+def singular(word):
+    return word.lower().removesuffix("s")
 
 
 def paper_for_identifier(text):
@@ -246,7 +263,17 @@ class PaperSource(Source):
         return rows.published_in(year)
 
     def match_q(self, query):
-        """The condition of a paper matching `query`, for a filter of the papers themselves."""
+        """The condition of a paper matching `query`, for a filter of the papers themselves:
+        its text, or its place in a layer the query matches (Query.layers)."""
+        match = self.text_match_q(query)
+        if query.layers:
+            # Only when a layer matches: an OR with a subquery is a scan of the table for a
+            # common word on PostgreSQL (decision 0020).
+            in_layers = Paper.layers.through.objects.filter(layer__in=query.layers)
+            match |= Q(pk__in=in_layers.values("paper"))
+        return match
+
+    def text_match_q(self, query):
         if on_postgresql():
             # Both arms are served by a GIN index (search_document; trigrams of the title in
             # capitals, the expression icontains compares: citations migration 0032).
@@ -268,10 +295,16 @@ class PaperSource(Source):
         newest = self.matches(rows, query).order_by(*NEWEST_FIRST).values("pk")[:MATCH_LIMIT]
         exact_title = rows.filter(title__iexact=query.text).values("pk")
         if not on_postgresql():
+            # Without a ranking, papers whose text matches lead those only in a matching layer.
+            text_match = Case(
+                When(self.text_match_q(query), then=Value(0)),
+                default=Value(1),
+                output_field=IntegerField(),
+            )
             return (
                 rows.filter(Q(pk__in=newest) | Q(pk__in=exact_title))
-                .annotate(title_match=query.title_first("title"))
-                .order_by("title_match", *NEWEST_FIRST)
+                .annotate(title_match=query.title_first("title"), text_match=text_match)
+                .order_by("title_match", "text_match", *NEWEST_FIRST)
             )
         # One IN over a UNION, which PostgreSQL joins; an OR of two INs is a scan of the table.
         return (

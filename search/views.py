@@ -12,6 +12,7 @@ from pagecache.caching import reads_query
 from search.engine import SOURCES, Count, Query, paper_for_identifier
 from search.feeds import SearchFeed
 from search.forms import SearchForm
+from search.spelling import correction
 from tags.counts import public_tags
 
 GROUP_SIZE = 5
@@ -43,6 +44,42 @@ def hits_for(source, query, year, limit=None):
     return count, rows, near
 
 
+def results(request, query, kind, year):
+    """The groups of results (and, for one kind, the page) of `query`."""
+    if kind:
+        source = SOURCES[kind]
+        count, rows, near = hits_for(source, query, year)
+        # Past MATCH_LIMIT matches, the bounded count serves the pages within it ("more
+        # than"); only a page beyond it counts every match.
+        within = requested_page_number(request) * PAGE_SIZE < count.value
+        known = not count.more or within
+        page = paginate(
+            request,
+            rows,
+            PAGE_SIZE,
+            count=count.value if known else None,
+            count_is_bound=count.more,
+        )
+        page.object_list = source.hits(page.object_list)
+        return {
+            "page": page,
+            "groups": [Group(source, count.value, page.object_list, near, count.more)],
+        }
+    groups = []
+    for source in SOURCES.values():
+        count, rows, near = hits_for(source, query, year, GROUP_SIZE)
+        if count.value:
+            hits = source.hits(rows)
+            groups.append(Group(source, count.value, hits, near, count.more))
+    return {"groups": groups}
+
+
+def matches_of(query, kind, year):
+    """How many results `query` has (of `kind` when given), as the page counts them."""
+    sources = [SOURCES[kind]] if kind else SOURCES.values()
+    return sum(source.count(query, year).value for source in sources)
+
+
 @require_safe
 @reads_query("page", SearchForm)
 def search(request):
@@ -60,31 +97,18 @@ def search(request):
     context.update(query=query, kind=kind, year=year)
     if not query:
         return render(request, "search/results.html", context)
-    if kind:
-        source = SOURCES[kind]
-        count, rows, near = hits_for(source, query, year)
-        # Past MATCH_LIMIT matches, the bounded count serves the pages within it ("more
-        # than"); only a page beyond it counts every match.
-        within = requested_page_number(request) * PAGE_SIZE < count.value
-        known = not count.more or within
-        page = paginate(
-            request,
-            rows,
-            PAGE_SIZE,
-            count=count.value if known else None,
-            count_is_bound=count.more,
-        )
-        page.object_list = source.hits(page.object_list)
-        context["page"] = page
-        context["groups"] = [Group(source, count.value, page.object_list, near, count.more)]
-    else:
-        groups = []
-        for source in SOURCES.values():
-            count, rows, near = hits_for(source, query, year, GROUP_SIZE)
-            if count.value:
-                hits = source.hits(rows)
-                groups.append(Group(source, count.value, hits, near, count.more))
-        context["groups"] = groups
+    context.update(results(request, query, kind, year))
+    exact = sum(group.count for group in context["groups"] if not group.near_spellings)
+    corrected = correction(query.text)
+    if corrected:
+        corrected_query = Query(corrected)
+        if not exact:
+            # Nothing matches as typed: show what the corrected words find, and say so.
+            found = results(request, corrected_query, kind, year)
+            if found["groups"]:
+                context.update(found, query=corrected_query, typed=query)
+        elif matches_of(corrected_query, kind, year) > exact:
+            context["did_you_mean"] = corrected_query
     context["total"] = sum(group.count for group in context["groups"])
     context["total_is_more"] = any(group.more for group in context["groups"])
     if not context["total"]:

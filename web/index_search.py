@@ -5,11 +5,10 @@ bottleneck layer the query matches (`?q=rollout` lists the Rollouts layer's pape
 `?layer=rollouts` does)."""
 
 from django.contrib.postgres.search import SearchRank
-from django.db.models import F, Q
+from django.db.models import F
 
 from citations.filters import ResearchIndexFilter
-from citations.models import Paper
-from search.engine import LayerSource, PaperSource, Query, on_postgresql
+from search.engine import PaperSource, Query, on_postgresql
 
 
 class SiteSearchIndexFilter(ResearchIndexFilter):
@@ -22,11 +21,7 @@ class SiteSearchIndexFilter(ResearchIndexFilter):
         # `pk IN (the matches)` it first read every match of a common word, a scan of the
         # whole table, to count 201 or list a page; an OR with the layers' papers would force
         # that scan for every word, so it is added only when a layer matches (decision 0020).
-        match = PaperSource().match_q(query)
-        layers = list(LayerSource().matching(query).values_list("pk", flat=True))
-        if layers:
-            in_layers = Paper.layers.through.objects.filter(layer__in=layers).values("paper")
-            match |= Q(pk__in=in_layers)
+        match = PaperSource().match_q(query)  # with the papers of the layers it matches
         matched = queryset.filter(match)
         if on_postgresql():
             # The index sorts a search by relevance when the rows carry a rank.
