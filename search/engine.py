@@ -303,8 +303,8 @@ class PaperSource(Source):
             )
             return (
                 rows.filter(Q(pk__in=newest) | Q(pk__in=exact_title))
-                .annotate(title_match=query.title_first("title"), text_match=text_match)
-                .order_by("title_match", "text_match", *NEWEST_FIRST)
+                .annotate(title_match=query.title_first("title"))
+                .order_by("title_match", text_match.asc(), *NEWEST_FIRST)
             )
         # One IN over a UNION, which PostgreSQL joins; an OR of two INs is a scan of the table.
         return (

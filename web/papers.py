@@ -18,6 +18,7 @@ from discovery.models import Neighbour
 from notes.models import GuideSection, ResearchNote
 from pagecache.caching import reads_query
 from publishing.preview import render_item
+from search.spelling import correction
 from web.index_search import SiteSearchIndexFilter
 
 INDEX_PAGE_SIZE = 20
@@ -60,7 +61,29 @@ def research_index(request):
         count_ahead=INDEX_COUNT_AHEAD,
         counted=filterset.qs,
     )
+    context["did_you_mean"] = index_correction(request, filterset, context["page"])
     return render(request, "citations/research_index.html", context)
+
+
+def index_correction(request, filterset, page):
+    """The research index's query string with the search's words spelt as the site spells
+    them (search/spelling.py), when the search as typed lists nothing and the corrected one
+    lists papers under the same filters; else None."""
+    if not filterset.is_bound:
+        return None
+    text = filterset.form.cleaned_data.get("q")
+    if not text or page.object_list:
+        return None
+    corrected = correction(text)
+    if corrected is None:
+        return None
+    data = request.GET.copy()
+    data["q"] = corrected
+    data.pop("page", None)
+    found = SiteSearchIndexFilter(data, queryset=filterset.queryset, request=request)
+    if not found.is_valid() or not found.qs.exists():
+        return None
+    return {"text": corrected, "query": data.urlencode()}
 
 
 @reads_query("page", CitingPaperFilter)

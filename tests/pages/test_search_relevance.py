@@ -20,12 +20,19 @@ SET = json.loads(
 )
 QUERIES = SET["queries"]
 TOP = 5
-# The overall floors the engine reaches on both databases (docs/decisions/0021): a change
-# that lowers them makes search worse for some reader.
-PRECISION_FLOOR = 0.55
-RECALL_FLOOR = 0.55
+# The overall floors the engine reaches on both databases (docs/decisions/0021: SQLite 0.82
+# and 0.88, PostgreSQL 0.79 and 0.90): a change that lowers them makes search worse.
+PRECISION_FLOOR = 0.78
+RECALL_FLOOR = 0.85
 # Queries whose expected papers must all be among the first five, on both databases.
 MUST_FIND = {
+    "verifer",
+    "reward hackng",
+    "overoptimisation",
+    "proximal polcy optimization",
+    "straggler awre",
+    "curiculum",
+    "reward hacking",
     "scaling laws",
     "scaling law",
     "self-play",
