@@ -114,12 +114,15 @@ class Query:
         or names (a word is the layer's name, one or many: "reward hacking" names Rewards):
         their papers match too. Read once per query; layers are a small editorial table."""
         source = SOURCES["layers"]
-        matched = set(source.matching(self).values_list("pk", flat=True))
-        words = {singular(term) for term in self.terms}
-        for pk, name in source.published().values_list("pk", "name"):
-            if singular(name) in words:
-                matched.add(pk)
-        return sorted(matched)
+        named = Q()
+        for term in self.terms:
+            named |= Q(name__iexact=singular(term)) | Q(name__iexact=f"{singular(term)}s")
+        match = named | self.every_term_in(*source.fields)
+        rows = source.published()
+        if on_postgresql():
+            rows = rows.annotate(document=SearchVector(*source.fields, config="english"))
+            match |= Q(document=self.fulltext)
+        return list(rows.filter(match).order_by("pk").values_list("pk", flat=True))
 
     @cached_property
     def fulltext(self):

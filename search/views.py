@@ -19,6 +19,7 @@ GROUP_SIZE = 5
 PAGE_SIZE = 20
 SUGGESTION_LIMITS = {"papers": 5, "notes": 2, "layers": 2, "tags": 2, "pages": 2}
 MIN_SUGGEST_LENGTH = 2
+FEW_RESULTS = GROUP_SIZE
 
 
 @dataclasses.dataclass
@@ -99,7 +100,9 @@ def search(request):
         return render(request, "search/results.html", context)
     context.update(results(request, query, kind, year))
     exact = sum(group.count for group in context["groups"] if not group.near_spellings)
-    corrected = correction(query.text)
+    # A query that finds a few results already is spelt as the site spells it: only a
+    # query finding fewer reads the vocabulary (search/spelling.py) for a correction.
+    corrected = correction(query.text) if exact < FEW_RESULTS else None
     if corrected:
         corrected_query = Query(corrected)
         if not exact:
