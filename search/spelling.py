@@ -15,6 +15,7 @@ from django.core.cache import cache
 from bottlenecks.models import Layer
 from citations.models import NEWEST_FIRST, Paper
 from notes.models import ResearchNote
+from pagecache.caching import current_generation
 
 VOCABULARY_PAPERS = 500
 VOCABULARY_NOTES = 200
@@ -52,10 +53,13 @@ def read_vocabulary():
 
 
 def vocabulary():
-    words = cache.get(VOCABULARY_KEY)
+    # Keyed by the page cache's generation, so a change that reaches readers (an unpublished
+    # paper's words gone, a new paper's words in) reaches the corrections at the same moment.
+    key = f"{VOCABULARY_KEY}:{current_generation()}"
+    words = cache.get(key)
     if words is None:
         words = read_vocabulary()
-        cache.set(VOCABULARY_KEY, words, VOCABULARY_SECONDS)
+        cache.set(key, words, VOCABULARY_SECONDS)
     return words
 
 

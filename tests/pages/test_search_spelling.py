@@ -5,6 +5,8 @@ import pytest
 from django.urls import reverse
 
 from bottlenecks.models import Layer
+from publishing.models import Status
+from search.spelling import vocabulary
 from tests.factories import ClaimFactory, PaperFactory
 from tests.helpers import text_of
 
@@ -75,3 +77,11 @@ def test_the_research_index_offers_the_corrected_search(client, demo):
 def test_odd_words_are_no_error(client, db, text):
     assert client.get(SEARCH, {"q": text}).status_code == 200
     assert client.get(INDEX, {"q": text}).status_code in (200, 400)
+
+
+def test_a_paper_unpublished_takes_its_words_out_of_the_corrections_at_once(db):
+    paper = PaperFactory(title="Zyxolotl policies for rollouts", status=Status.PUBLISHED)
+    assert "zyxolotl" in vocabulary()
+    paper.status = Status.DRAFT
+    paper.save()  # announced as the admin's save is: the page cache's generation moves
+    assert "zyxolotl" not in vocabulary()
