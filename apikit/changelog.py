@@ -19,6 +19,13 @@ CHANGELOG = [
         "date": "2026-12-07",
         "changes": [
             (
+                "changed",
+                "`/api/v1/citations/?group_by=role` (and `polarity`, `is_representative`) "
+                "needs `cited=<slug>` or `citing=<slug>`, as `group_by=cited` and `citing` "
+                "already did: grouping every edge of the corpus took seconds at a million "
+                "citations, for anyone to ask. Without one the answer is a 400 saying so.",
+            ),
+            (
                 "added",
                 "Writes on `/api/v1/benchmarks/`, `/api/v1/series/` and `/api/v1/results/` "
                 "(POST, PUT, PATCH, DELETE) with a token, as on papers: the model permissions, "

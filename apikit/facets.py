@@ -35,9 +35,14 @@ class Facet:
     relation: str = ""
     visible: object = None
     missing: str = "without a value"
-    # A filter the facet needs to stay bounded (a group per paper of every edge at 1M ran to
-    # the statement timeout): without it the request is a 400 that says so.
-    requires: str = ""
+    # Filters the facet needs, any one of them, to stay bounded (a group per paper of every
+    # edge, or any grouping of every edge, at 1M ran for seconds): without one the request is
+    # a 400 that says so.
+    requires: tuple = ()
+
+    def needs(self):
+        """The filters this facet needs, in words: "`cited=<slug>` or `citing=<slug>`"."""
+        return " or ".join(f"`{name}=<slug>`" for name in self.requires)
 
     def annotate(self, queryset, user):
         value, label = self.value, self.label
@@ -134,12 +139,12 @@ class GroupByMixin:
             raise exceptions.ValidationError(
                 {GROUP_BY_PARAMETER: [f"Cannot group by “{name}”. Choose one of: {choices}."]}
             )
-        if facet.requires and not request.query_params.get(facet.requires):
+        if facet.requires and not any(request.query_params.get(n) for n in facet.requires):
             raise exceptions.ValidationError(
                 {
                     GROUP_BY_PARAMETER: [
-                        f"Grouping by “{name}” needs `{facet.requires}=<slug>`: one group per "
-                        "paper of every row is unbounded."
+                        f"Grouping by “{name}” needs {facet.needs()}: grouping every row of "
+                        "the corpus is unbounded."
                     ]
                 }
             )

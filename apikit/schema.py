@@ -163,7 +163,7 @@ class ApiSchema(AutoSchema):
         parameters.extend(self.sparse_parameters())
         if self.method == "GET" and self.reads("group_by"):
             needs = [
-                f"`{name}` needs `{facet.requires}`"
+                f"`{name}` needs {facet.needs()}"
                 for name, facet in self.view.group_by_fields.items()
                 if facet.requires
             ]

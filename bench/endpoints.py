@@ -291,7 +291,8 @@ API = [
     # A group per cited paper needs `citing=`: the hub's citer with the most references would
     # be the widest, the hub's own references are what a reader asks for.
     Endpoint("api:citation-list", "/api/v1/citations/?citing={paper}&group_by=cited"),
-    Endpoint("api:citation-list", "/api/v1/citations/?group_by=role"),
+    # Groupings of every edge are a 400 (bounded by design): one paper's references instead.
+    Endpoint("api:citation-list", "/api/v1/citations/?citing={paper}&group_by=role"),
     *variants("api:paper-timeline", "/api/v1/papers/{hub}/timeline/", "fields=quarters"),
     Endpoint("api:changelog", "/api/v1/changelog/"),
     Endpoint("about-api", "/about/api/"),

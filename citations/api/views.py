@@ -260,16 +260,26 @@ class CitationViewSet(GroupByMixin, PublishableViewSet):
     lookup_field = "pk"
     lookup_value_regex = r"[0-9]+"
     group_by_noun = "citations"
+    # Every grouping is within one paper's edges: over the whole corpus it joins every
+    # public edge to both its papers (2.5 s at 1M citations, bench/RESULTS.md), a cost any
+    # anonymous client could ask for. One group per paper needs the other side named (the
+    # most cited papers overall are `/api/v1/papers/?ordering=-cited_by_count`).
     group_by_fields = {
-        "role": Facet("role__slug", "role__name", missing="not yet classified by role"),
-        "polarity": Facet(
-            "polarity__slug", "polarity__name", missing="not yet classified by polarity"
+        "role": Facet(
+            "role__slug",
+            "role__name",
+            missing="not yet classified by role",
+            requires=("cited", "citing"),
         ),
-        # One group per paper: only within one paper's edges (the most cited papers overall
-        # are `/api/v1/papers/?ordering=-cited_by_count`, from stored counts).
-        "cited": Facet("cited_paper__slug", "cited_paper__title", requires="citing"),
-        "citing": Facet("citing_paper__slug", "citing_paper__title", requires="cited"),
-        "is_representative": Facet("is_representative"),
+        "polarity": Facet(
+            "polarity__slug",
+            "polarity__name",
+            missing="not yet classified by polarity",
+            requires=("cited", "citing"),
+        ),
+        "cited": Facet("cited_paper__slug", "cited_paper__title", requires=("citing",)),
+        "citing": Facet("citing_paper__slug", "citing_paper__title", requires=("cited",)),
+        "is_representative": Facet("is_representative", requires=("cited", "citing")),
     }
 
     def decorate(self, queryset):
