@@ -142,6 +142,8 @@ class FitSerializer(serializers.ModelSerializer):
             "reason_refused",
             "fitted_at",
         ]
+        # Fits are computed by the worker, never written through the API: no request shape.
+        read_only_fields = fields
 
 
 def slug_reference(model, noun, help_text, **kwargs):

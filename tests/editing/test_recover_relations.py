@@ -17,6 +17,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from citations.models import Citation, Paper
 from citations.stats.counts import CitationCount, CitingTimelineCount
+from discovery.neighbours import refresh
 from evidence.models import Claim
 from notes.models import ResearchNote
 from results.models import Fit, Series
@@ -132,8 +133,22 @@ def refit_recovered_series(expected):
         refit(row)
 
 
+def refresh_recovered_neighbours(expected):
+    """Stored neighbours are the task queue's too (discovery/tasks.py, a debounced refresh
+    that a recovered edge queues): run it for the papers whose lists the delete took."""
+    papers = {
+        pk
+        for label, values in expected
+        if label in ("discovery.Neighbour", "discovery.NeighboursComputed")
+        for name, pk in values
+        if name == "paper_id"
+    }
+    refresh(papers)
+
+
 def assert_recovered(obj, expected, emptied, page):
     refit_recovered_series(expected)
+    refresh_recovered_neighbours(expected)
     now = rows_now(expected)
     missing = expected - now
     labels = {label for label, _ in missing}
