@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from citations.models import Author, Authorship
 from discovery import authors as author_views
 from tests.factories import PaperFactory
+from tests.perf.test_paper_lists import list_query, plan_without_scans
 from tests.results.factories import BenchmarkFactory, ResultFactory, SeriesFactory
 
 pytestmark = pytest.mark.django_db
@@ -178,34 +179,6 @@ def test_the_authors_list_counts_so_far_then_says_more(client, monkeypatch, sett
 # planner to prefer one, so the plan is asked for with full scans and sorts ruled out).
 
 
-def page_query(client, url, table):
-    """The SQL of the request's page: the longest SELECT from `table` with a LIMIT."""
-    with CaptureQueriesContext(connection) as queries:
-        assert client.get(url).status_code == 200
-    pages = [
-        q["sql"]
-        for q in queries.captured_queries
-        if q["sql"].startswith(f'SELECT "{table}"."id"')
-        and " LIMIT " in q["sql"]
-        and "COUNT(" not in q["sql"]
-    ]
-    assert pages, url
-    return max(pages, key=len)
-
-
-def plan_without_sorts(sql):
-    with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("SET LOCAL enable_sort = off")
-        cursor.execute("SET LOCAL enable_bitmapscan = off")
-        cursor.execute("SET LOCAL enable_hashjoin = off")
-        try:
-            cursor.execute(f"EXPLAIN {sql}")
-            return "\n".join(row[0] for row in cursor.fetchall())
-        finally:
-            cursor.execute("RESET ALL")
-
-
 @pytest.mark.slow  # an EXPLAIN: guards the indexes (PostgreSQL, CI's slow step)
 @postgresql_only
 @pytest.mark.parametrize(
@@ -225,7 +198,7 @@ def plan_without_sorts(sql):
 )
 def test_each_ordering_walks_an_index(client, url, table, index):
     add_points(runs=3, per_run=4)
-    plan = plan_without_sorts(page_query(client, url, table))
+    plan = plan_without_scans(list_query(client, url, table), "hashjoin")
     assert index in plan, plan
     # The order comes from the indexes: no full sort of the points (at most an incremental
     # sort of the rows of one run).

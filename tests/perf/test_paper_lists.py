@@ -19,27 +19,29 @@ postgresql_only = pytest.mark.skipif(
 )
 
 
-def list_query(client, url):
-    """The SQL of the request's page of papers: the SELECT over citations_paper with a LIMIT."""
+def list_query(client, url, table="citations_paper"):
+    """The SQL of the request's page: the longest SELECT from `table` (papers unless told)
+    with a LIMIT, not a count."""
     with CaptureQueriesContext(connection) as queries:
         assert client.get(url).status_code == 200
     pages = [
         query["sql"]
         for query in queries.captured_queries
-        if query["sql"].startswith('SELECT "citations_paper"."id"') and " LIMIT " in query["sql"]
+        if query["sql"].startswith(f'SELECT "{table}"."id"')
+        and " LIMIT " in query["sql"]
+        and "COUNT(" not in query["sql"]
     ]
     assert pages, url
     return max(pages, key=len)  # the page's rows, not a lookup on the way
 
 
-def plan_without_scans(sql):
-    """The plan PostgreSQL picks when a full scan or a full sort is ruled out: whether an
-    index can serve the query's order and filter at all (the test tables are too small for
-    the planner to prefer it by itself)."""
+def plan_without_scans(sql, *also_off):
+    """The plan PostgreSQL picks when a full scan or a full sort is ruled out (and the plan
+    methods in `also_off`, e.g. "hashjoin"): whether an index can serve the query's order and
+    filter at all (the test tables are too small for the planner to prefer it by itself)."""
     with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("SET LOCAL enable_sort = off")
-        cursor.execute("SET LOCAL enable_bitmapscan = off")
+        for method in ("seqscan", "sort", "bitmapscan", *also_off):
+            cursor.execute(f"SET LOCAL enable_{method} = off")
         try:
             cursor.execute(f"EXPLAIN {sql}")
             return "\n".join(row[0] for row in cursor.fetchall())
