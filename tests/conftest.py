@@ -195,6 +195,18 @@ def _fresh_cache():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def _anonymous_session_limits_in_place():
+    """On PostgreSQL the first anonymous request on a connection sets its session limits
+    (core/session_limits.py): one more statement, present or not by whether the test before on
+    this worker ended with an editor's request. Each test starts as if an anonymous request had
+    just run, so a query count never depends on test order; a test that signs in and then
+    reads anonymously still counts the SET, as production would."""
+    from core.session_limits import STATE, anonymous_limits
+
+    setattr(connection, STATE, anonymous_limits())
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _static_root(tmp_path_factory):
     """WhiteNoise serves STATIC_ROOT, which collectstatic fills on a deploy; the suite serves
