@@ -16,13 +16,15 @@ import tempfile
 import pytest
 from django.apps import apps
 from django.conf import settings
+from django.contrib.auth.models import Group
 from django.contrib.contenttypes.models import ContentType
 from django.core.cache import cache
 from django.core.management.color import no_style
 from django.db import connection, transaction
-from django.test import override_settings
+from django.test import Client, override_settings
 from hypothesis import settings as hypothesis_settings
 
+from publishing.editors import CONTRIBUTORS_GROUP
 from tests.factories import UserFactory
 from web.demo_content import DemoLoader
 
@@ -270,6 +272,21 @@ def editor(db):
 @pytest.fixture
 def second_editor(db):
     return UserFactory(editor=True, username="second-editor")
+
+
+@pytest.fixture
+def contributor(db):
+    """Staff in the Contributors group: writes drafts, publishes nothing."""
+    user = UserFactory(is_staff=True, username="contributor")
+    user.groups.add(Group.objects.get(name=CONTRIBUTORS_GROUP))
+    return user
+
+
+@pytest.fixture
+def contributor_client(contributor):
+    client = Client()
+    client.force_login(contributor)
+    return client
 
 
 @pytest.fixture

@@ -5,12 +5,11 @@ contributors submit for review."""
 
 import pytest
 from django.contrib.auth.models import Group
-from django.test import Client
 from django.urls import reverse
 
 from citations.models import Citation, Paper
 from notes.models import ResearchNote
-from publishing.editors import CONTRIBUTORS_GROUP, EDITORS_GROUP
+from publishing.editors import EDITORS_GROUP
 from publishing.models import Status, can_publish
 from tests.factories import (
     CitationFactory,
@@ -18,25 +17,10 @@ from tests.factories import (
     CitationRoleFactory,
     PaperFactory,
     ResearchNoteFactory,
-    UserFactory,
 )
 from tests.helpers import admin_form_data, token_client
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def contributor(db):
-    user = UserFactory(is_staff=True, username="contributor")
-    user.groups.add(Group.objects.get(name=CONTRIBUTORS_GROUP))
-    return user
-
-
-@pytest.fixture
-def contributor_client(contributor):
-    client = Client()
-    client.force_login(contributor)
-    return client
 
 
 def add_url(model):

@@ -16,6 +16,7 @@ from django.utils import timezone
 from citations.models import DatePrecision
 from evidence.models import Claim, EvidenceTimeline
 from tests.factories import ClaimFactory, LayerFactory, PaperFactory
+from tests.helpers import admin_form_data
 
 pytestmark = pytest.mark.django_db
 
@@ -107,24 +108,15 @@ def test_a_claim_may_not_give_its_papers_placeholder_as_its_date(undated_paper):
 def test_the_admin_refuses_the_placeholder_of_a_paper_being_chosen(editor_client, undated_paper):
     claim = ClaimFactory(statement="Glimmering finding.")
     url = reverse("admin:bottlenecks_claim_change", args=[claim.pk])
-    form = editor_client.get(url).context["adminform"].form
-    data = {
-        name: value
-        for name, value in form.initial.items()
-        if value is not None and not isinstance(value, list)
-    }
+    data = admin_form_data(editor_client.get(url), Claim)
     data |= {
-        "statement": claim.statement,
-        "slug": claim.slug,
         "status": "published",
         "published_at_0": timezone.localdate().isoformat(),
         "published_at_1": "00:00:00",
         "papers": [undated_paper.pk],
         "reported_on": PLACEHOLDER.isoformat(),
         "reported_on_precision": DatePrecision.DAY,
-        "edit_version": claim.version,
     }
-    data = {key: value for key, value in data.items() if key not in {"layers", "notes"}}
     response = editor_client.post(url, data)
     assert response.status_code == 200  # the form again, with the error
     assert "is the placeholder date of" in response.content.decode()

@@ -5,15 +5,14 @@ identifiers and slug aliases. One check decides: publishing.permissions.may_chan
 
 import pytest
 from django.contrib import admin
-from django.contrib.auth.models import Group
-from django.test import Client, RequestFactory
+from django.test import RequestFactory
 from django.urls import NoReverseMatch, reverse
 
 from citations.corrections.models import CorrectionSuggestion
 from citations.identity import PaperIdentifier, PaperSlugAlias
 from citations.importers.runs import ImportRun
 from citations.models import Author, Citation, Paper
-from publishing.editors import CONTRIBUTORS_GROUP, live_models
+from publishing.editors import live_models
 from publishing.models import Publishable, Status
 from publishing.permissions import may_change_live
 from rlscaling.api_urls import router
@@ -30,20 +29,6 @@ pytestmark = pytest.mark.django_db
 
 BIBTEX = """@article{k1, title={A contributor's paper}, author={Doe, Jane}, year={2025},
  doi={10.5555/contrib.1}}"""
-
-
-@pytest.fixture
-def contributor(db):
-    user = UserFactory(is_staff=True, username="contributor")
-    user.groups.add(Group.objects.get(name=CONTRIBUTORS_GROUP))
-    return user
-
-
-@pytest.fixture
-def contributor_client(contributor):
-    client = Client()
-    client.force_login(contributor)
-    return client
 
 
 # A save that changes no field (an empty PATCH) only counts the row's edits.

@@ -18,7 +18,7 @@ from tests.factories import (
     ClaimFactory,
     PaperFactory,
 )
-from tests.helpers import text_of
+from tests.helpers import admin_form_data, text_of
 
 pytestmark = pytest.mark.django_db
 
@@ -91,23 +91,14 @@ def test_the_admin_refuses_contested_without_a_contesting_citation_or_result(
 ):
     claim, paper = claim_on_paper()
     url = reverse("admin:bottlenecks_claim_change", args=[claim.pk])
-    form = editor_client.get(url).context["adminform"].form
-    data = {
-        name: value
-        for name, value in form.initial.items()
-        if value is not None and not isinstance(value, list)
-    }
+    data = admin_form_data(editor_client.get(url), Claim)
     data |= {
-        "statement": claim.statement,
-        "slug": claim.slug,
         "evidence_status": "contested",
         "status": "published",
         "published_at_0": timezone.localdate().isoformat(),
         "published_at_1": "00:00:00",
         "papers": [paper.pk],
-        "edit_version": claim.version,
     }
-    data = {key: value for key, value in data.items() if key not in {"layers", "notes"}}
     response = editor_client.post(url, data)
     assert response.status_code == 200  # the form again, with the error
     assert "Say what contests it" in response.content.decode()

@@ -4,25 +4,16 @@ naming the field, nothing written), history and provenance, and drafts never rea
 public."""
 
 import pytest
-from django.contrib.auth.models import Group
 from rest_framework.test import APIClient
 
-from publishing.editors import CONTRIBUTORS_GROUP
 from results.models import Benchmark, Result, Series
-from tests.factories import PaperFactory, UserFactory
+from tests.factories import PaperFactory
 from tests.helpers import token_client
 from tests.results.factories import BenchmarkFactory, ResultFactory, SeriesFactory
 
 pytestmark = pytest.mark.django_db
 
 BENCHMARK = {"slug": "gsm8k", "name": "GSM8K", "metric": "accuracy", "unit": "%"}
-
-
-@pytest.fixture
-def contributor(db):
-    user = UserFactory(is_staff=True, username="contributor")
-    user.groups.add(Group.objects.get(name=CONTRIBUTORS_GROUP))
-    return user
 
 
 @pytest.fixture

@@ -3,13 +3,11 @@ history, a re-run that changes nothing, bad rows named by line and column with n
 written, large files on the task worker, and who may apply what."""
 
 import pytest
-from django.contrib.auth.models import Group
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from publishing.editors import CONTRIBUTORS_GROUP
 from results import importer
 from results.models import Result, ResultsImportRun, Series
 from tests.factories import PaperFactory, UserFactory
@@ -30,13 +28,6 @@ API = "/api/v1/results/import/"
 @pytest.fixture
 def sources():
     return BenchmarkFactory(slug="aime"), PaperFactory(slug="scalerl")
-
-
-@pytest.fixture
-def contributor(db):
-    user = UserFactory(is_staff=True, username="contributor")
-    user.groups.add(Group.objects.get(name=CONTRIBUTORS_GROUP))
-    return user
 
 
 def good_csv():
