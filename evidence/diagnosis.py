@@ -31,7 +31,23 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from django import forms
-from django.db.models import Count, Prefetch, Q, Sum
+from django.db import connection
+from django.db.models import (
+    BooleanField,
+    Case,
+    Count,
+    ExpressionWrapper,
+    F,
+    OuterRef,
+    Prefetch,
+    Q,
+    Subquery,
+    Sum,
+    Value,
+    When,
+    Window,
+)
+from django.db.models.functions import Coalesce, Collate, RowNumber
 
 from bottlenecks.models import Layer
 from citations.models import Paper
@@ -44,10 +60,13 @@ from evidence.models import (
     SignalLayer,
     TestOutcome,
 )
-from results.models import Series
+from results.models import Result, Series
 
 EVIDENCE_PER_TEST = 5  # matched claims shown under a test, after the editors' own links
 RUNS_PER_TEST = 5  # matched runs shown under a test, after the editors' own links
+# Runs on the contenders listed on step 3, the closest first; every run on a layer is on the
+# results page (`/results/?layer=`), so a layer with thousands of runs costs a page, not all.
+RUNS_LISTED = 20
 EVIDENCE_ORDER = [*EvidenceStatus.values]
 # What the ranking and the test choice compare, in order, as the page states it ("How the
 # ranking, ties and the test are decided"). The code builds its sort keys from the same names
@@ -258,19 +277,19 @@ class RunSetting:
     reward_type: str
 
 
-def runs_on_layers(layer_ids):
+def runs_on_layers(layer_ids, runs=None):
     """({run id: the ids among `layer_ids` of the layers it bears on}, {run id: RunSetting})
-    for public runs: a run bears on its paper's layers and on those of the published claims
-    its points carry. One query, however many runs there are."""
-    public = Series.objects.public()
+    for public runs (or those of `runs`, a Series queryset): a run bears on its paper's layers
+    and on those of the published claims its points carry. One query."""
+    runs = Series.objects.public() if runs is None else runs
     by_paper = (
-        public.filter(paper__layers__in=layer_ids)
+        runs.filter(paper__layers__in=layer_ids)
         .values_list("pk", "paper__layers", *SETTING_FIELDS)
         .order_by()
     )
     by_claims = (
         Claim.objects.published()
-        .filter(layers__in=layer_ids, results__series__in=public.values("pk"))
+        .filter(layers__in=layer_ids, results__series__in=runs.values("pk"))
         .values_list(
             "results__series",
             "layers",
@@ -284,6 +303,51 @@ def runs_on_layers(layer_ids):
             on_layers.setdefault(run_id, set()).add(layer_id)
             settings[run_id] = RunSetting(**dict(zip(SETTING_FIELDS, setting, strict=True)))
     return on_layers, settings
+
+
+def setting_expressions(setting):
+    """`setting_match` in SQL over a run's columns: (contradicts, closeness), or None when
+    no setting field is chosen."""
+    chosen = [(name, value) for name, value in setting.items() if value]
+    if not chosen:
+        return None
+    contradicts, closeness = Q(), Value(0)
+    for name, value in chosen:
+        contradicts |= ~Q(**{name: value}) & ~Q(**{name: ""})
+        closeness = closeness + Case(When(**{name: value}, then=Value(1)), default=Value(0))
+    return ExpressionWrapper(contradicts, output_field=BooleanField()), closeness
+
+
+def run_order(setting):
+    """`Diagnosis._run_key` in SQL. Names compare by code point, as Python compares them."""
+    points = Subquery(
+        Result.objects.filter(series=OuterRef("pk"))
+        .order_by()
+        .values("series")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    name = Collate("name", "C") if connection.vendor == "postgresql" else F("name")
+    order = [ExpressionWrapper(Q(checked_at__isnull=True), output_field=BooleanField()).asc()]
+    if expressions := setting_expressions(setting):
+        contradicts, closeness = expressions
+        order = [contradicts.asc(), *order, closeness.desc()]
+    return [*order, Coalesce(points, 0).desc(), name.asc(), F("pk").asc()]
+
+
+def first_runs_by_paper_layer(layer_ids, setting, per_layer):
+    """A subquery of the ids of the first `per_layer` public runs, in the evidence order,
+    among those whose paper is on each of `layer_ids`, however many runs a layer has. The order
+    does not depend on the layer, so the first runs on any set of layers are among these."""
+    return (
+        Series.objects.public()
+        .filter(paper__layers__in=layer_ids)
+        .annotate(
+            place=Window(RowNumber(), partition_by=F("paper__layers"), order_by=run_order(setting))
+        )
+        .filter(place__lte=per_layer)
+        .values_list("pk", flat=True)
+    )
 
 
 def _tiers(entries, key):
@@ -406,13 +470,17 @@ class Diagnosis:
     def _setting_run_counts(self, layer_ids):
         """Public runs per layer that match at least one chosen setting field exactly and
         contradict none, counted as claims are (`_setting_claim_counts`)."""
-        on_layers, settings = self._runs_on_layers(layer_ids)
+        contradicts, closeness = setting_expressions(self.setting)
+        in_setting = (
+            Series.objects.public()
+            .alias(contradicts=contradicts, closeness=closeness)
+            .filter(contradicts=False, closeness__gt=0)
+        )
+        on_layers, _ = runs_on_layers(layer_ids, in_setting)
         counts = {}
-        for run_id, layers in on_layers.items():
-            contradicts, closeness = setting_match(settings[run_id], self.setting)
-            if closeness and not contradicts:
-                for layer_id in layers:
-                    counts[layer_id] = counts.get(layer_id, 0) + 1
+        for layers in on_layers.values():
+            for layer_id in layers:
+                counts[layer_id] = counts.get(layer_id, 0) + 1
         return counts
 
     def described_signals(self):
@@ -535,24 +603,18 @@ class Diagnosis:
             claim.layer_ids = on_layers.get(claim.pk, set())
         return claims
 
-    def _runs_on_layers(self, layer_ids):
-        """`runs_on_layers`, read again only for layers the last reading did not cover: the
-        ranking's reading (with a setting) usually serves the tests' evidence too."""
-        layer_ids = set(layer_ids)
-        read = getattr(self, "_runs_read", None)
-        if read is None or not layer_ids <= read[0]:
-            read = self._runs_read = (layer_ids, *runs_on_layers(layer_ids))
-        _, on_layers, settings = read
-        on_layers = {
-            run_id: layers & layer_ids for run_id, layers in on_layers.items() if layers & layer_ids
-        }
-        return on_layers, settings
-
-    def _load_runs(self, layer_ids, extra_ids=()):
-        """Public runs on `layer_ids` (and those in `extra_ids`), ready for display, each with
-        the set of its layers (`layer_ids`) among those asked for: two queries, however many
-        runs there are."""
-        on_layers, _ = self._runs_on_layers(layer_ids)
+    def _load_runs(self, layer_ids, extra_ids=(), per_layer=RUNS_LISTED):
+        """The first `per_layer` public runs on each of `layer_ids` in the evidence order, those
+        claims carry and those in `extra_ids`, ready for display, each with the set of its
+        layers among `layer_ids`: a bounded number of rows, however many runs there are."""
+        first = first_runs_by_paper_layer(layer_ids, self.setting, per_layer)
+        carried = Result.objects.filter(
+            claims__in=Claim.objects.published().filter(layers__in=layer_ids)
+        ).values("series_id")
+        candidates = Series.objects.public().filter(
+            Q(pk__in=first) | Q(pk__in=carried) | Q(pk__in=extra_ids)
+        )
+        on_layers, _ = runs_on_layers(layer_ids, candidates)
         own = [field.name for field in Series._meta.concrete_fields]
         runs = list(
             Series.objects.public()
@@ -616,7 +678,13 @@ class Diagnosis:
         linked_ids = {}
         for test_id, run_id in links:
             linked_ids.setdefault(test_id, []).append(run_id)
-        runs = self._load_runs(layer_ids, {r for ids in linked_ids.values() for r in ids})
+        # A test's first runs leave out its editors' links, so each layer gives as many more.
+        most_linked = max((len(ids) for ids in linked_ids.values()), default=0)
+        runs = self._load_runs(
+            layer_ids,
+            {r for ids in linked_ids.values() for r in ids},
+            per_layer=max(RUNS_LISTED, RUNS_PER_TEST + most_linked),
+        )
         self._read_runs = runs
         by_pk = {run.pk: run for run in runs}
         for test in tests:
@@ -676,7 +744,8 @@ class Diagnosis:
         return self._claims
 
     def runs(self):
-        """Public runs on the contenders, ordered as a test's runs (`_attach_runs`)."""
+        """The first RUNS_LISTED public runs on the contenders, ordered as a test's runs
+        (`_attach_runs`)."""
         if not hasattr(self, "_runs"):
             top = {layer.pk for layer in self.top_layers()}
             self.tests()  # reads the contenders' runs with the tests' evidence
@@ -685,7 +754,7 @@ class Diagnosis:
                 read = self._load_runs(top)
             self._runs = sorted(
                 (self._place(run) for run in read if run.layer_ids & top), key=self._run_key
-            )
+            )[:RUNS_LISTED]
         return self._runs
 
     # -- step 4 ------------------------------------------------------------------------

@@ -6,13 +6,15 @@ import json
 
 import pytest
 from django.db import connection
+from django.db.models import Count
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from evidence.diagnosis import Diagnosis
+from evidence.diagnosis import RUNS_LISTED, RUNS_PER_TEST, Diagnosis, runs_on_layers
 from evidence.models import SignalLayer, TestOutcome
 from publishing.models import Status
+from results.models import Series
 from tests.factories import (
     ClaimFactory,
     DiscriminatingTestFactory,
@@ -182,3 +184,55 @@ def test_step_queries_do_not_grow_with_the_number_of_runs(tied, client, settings
     assert counts() == few
     # The setting adds the ranking's two reads: the claims and the runs in it.
     assert max(few) <= STEP_QUERY_CEILING + 2
+
+
+def every_run_in_order(diagnosis, layer_ids):
+    """The brute force the bounded reading must agree with: every public run on `layer_ids`,
+    sorted by the diagnosis's own key."""
+    on_layers, _ = runs_on_layers(layer_ids)
+    runs = Series.objects.filter(pk__in=on_layers).annotate(points_count=Count("points"))
+    return [run.pk for run in sorted(map(diagnosis._place, runs), key=diagnosis._run_key)]
+
+
+def test_step_three_lists_a_page_of_runs_and_links_to_all_of_them(tied, client):
+    """A layer with more runs than a page holds: the step lists the first RUNS_LISTED in the
+    evidence order and links to the results page, where every run on the layer is."""
+    rewards, _, signal, _ = tied
+    for number in range(RUNS_LISTED + 5):
+        run_on(rewards, name=f"Run {number:02}", points=1 + number % 4)
+    diagnosis = Diagnosis([signal])
+    listed = [run.pk for run in diagnosis.runs()]
+    assert listed == every_run_in_order(diagnosis, {rewards.pk})[:RUNS_LISTED]
+    response = client.get(STEPS[1], query(signal))
+    page = text_of(response)
+    assert sum(f"Run {number:02}" in page for number in range(RUNS_LISTED + 5)) == RUNS_LISTED
+    html = response.content.decode()
+    assert f'href="{reverse("results:list")}?layer={rewards.slug}"' in html
+
+
+@pytest.mark.parametrize("setting", [{}, MATH, {"task_family": "code", "reward_type": "learned"}])
+def test_the_runs_chosen_agree_with_sorting_every_run(tied, setting):
+    """Runs that differ in every part of the order (setting, checked, points, names that sort
+    differently by collation), spread over both layers and carried by claims: each test's runs
+    and the listed runs are the first of all of them, sorted in Python."""
+    rewards, data, signal, test = tied
+    names = ["alpha", "Beta", "beta", "Émile", "zeta", "Zeta", "_under", "10 runs", "9 runs"]
+    for number in range(36):
+        run = run_on(
+            (rewards, data)[number % 2],
+            via_claim=number % 7 == 0,
+            points=1 + number % 3,
+            name=names[number % len(names)],
+            task_family=("math", "code", "")[number % 3],
+            model_size=("small", "")[number % 2],
+            reward_type=("verifiable", "learned", "")[number % 3],
+        )
+        if number % 4 == 0:
+            Series.objects.filter(pk=run.pk).update(checked_at=timezone.now())
+    diagnosis = Diagnosis([signal], setting)
+    both = {rewards.pk, data.pk}
+    found = [run.pk for run in diagnosis.first_test().runs]
+    assert found == every_run_in_order(diagnosis, both)[: len(found)]
+    assert len(found) == RUNS_PER_TEST
+    listed = [run.pk for run in diagnosis.runs()]
+    assert listed == every_run_in_order(diagnosis, both)[:RUNS_LISTED]
