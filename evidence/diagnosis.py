@@ -335,19 +335,34 @@ def run_order(setting):
     return [*order, Coalesce(points, 0).desc(), name.asc(), F("pk").asc()]
 
 
-def first_runs_by_paper_layer(layer_ids, setting, per_layer):
-    """A subquery of the ids of the first `per_layer` public runs, in the evidence order,
-    among those whose paper is on each of `layer_ids`, however many runs a layer has. The order
-    does not depend on the layer, so the first runs on any set of layers are among these."""
-    return (
-        Series.objects.public()
-        .filter(paper__layers__in=layer_ids)
+def first_runs_on_layers(layer_ids, setting, per_layer):
+    """{run id: the ids among `layer_ids` of the layers it is read for}: on each layer, the
+    first `per_layer` public runs whose paper is on it, in the evidence order, and every public
+    run a published claim on it carries. One query, however many runs a layer has.
+
+    The order does not depend on the layer, so the first runs on any set of these layers are
+    among those read, each with at least one of its layers in the set."""
+    public = Series.objects.public()
+    first = (
+        public.filter(paper__layers__in=layer_ids)
         .annotate(
             place=Window(RowNumber(), partition_by=F("paper__layers"), order_by=run_order(setting))
         )
         .filter(place__lte=per_layer)
-        .values_list("pk", flat=True)
+        .values_list("pk", "paper__layers")
+        .order_by()
     )
+    carried = (
+        Claim.objects.published()
+        .filter(layers__in=layer_ids, results__series__in=public.values("pk"))
+        .values_list("results__series", "layers")
+        .order_by()
+    )
+    on_layers = {}
+    for run_id, layer_id in first.union(carried):
+        if layer_id in layer_ids:
+            on_layers.setdefault(run_id, set()).add(layer_id)
+    return on_layers
 
 
 def _tiers(entries, key):
@@ -604,17 +619,10 @@ class Diagnosis:
         return claims
 
     def _load_runs(self, layer_ids, extra_ids=(), per_layer=RUNS_LISTED):
-        """The first `per_layer` public runs on each of `layer_ids` in the evidence order, those
-        claims carry and those in `extra_ids`, ready for display, each with the set of its
-        layers among `layer_ids`: a bounded number of rows, however many runs there are."""
-        first = first_runs_by_paper_layer(layer_ids, self.setting, per_layer)
-        carried = Result.objects.filter(
-            claims__in=Claim.objects.published().filter(layers__in=layer_ids)
-        ).values("series_id")
-        candidates = Series.objects.public().filter(
-            Q(pk__in=first) | Q(pk__in=carried) | Q(pk__in=extra_ids)
-        )
-        on_layers, _ = runs_on_layers(layer_ids, candidates)
+        """The runs `first_runs_on_layers` reads, and those in `extra_ids`, ready for display,
+        each with the set of its layers it was read for: a bounded number of rows, in two
+        queries, however many runs there are."""
+        on_layers = first_runs_on_layers(set(layer_ids), self.setting, per_layer)
         own = [field.name for field in Series._meta.concrete_fields]
         runs = list(
             Series.objects.public()

@@ -174,6 +174,10 @@ ANONYMOUS_PARALLEL_WORKERS = int(_parallel_workers) if _parallel_workers else No
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {})["connect_timeout"] = 3
+    # No JIT compilation: it pays off only for queries of seconds, and compiling the plan of a
+    # page's sorted window took longer than running it (docs/decisions/0022). An `options`
+    # given in DATABASE_URL replaces this one.
+    DATABASES["default"]["OPTIONS"].setdefault("options", "-c jit=off")
 else:
     # A covering index's INCLUDE columns are a PostgreSQL speed-up; SQLite builds the index
     # without them, which is all the development database needs.

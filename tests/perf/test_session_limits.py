@@ -82,3 +82,10 @@ def test_the_parallel_workers_can_be_left_to_the_server(settings):
     default = current_parallel_workers()
     assert Client().get("/research/").status_code == 200
     assert current_parallel_workers() == default
+
+
+def test_no_connection_compiles_plans_just_in_time():
+    """JIT compilation cost a reader's sorted page more than running it (decision 0022)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        assert cursor.fetchone()[0] == "off"
