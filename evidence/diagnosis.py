@@ -268,41 +268,22 @@ def _counted(n, noun):
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-@dataclass
-class RunSetting:
-    """A run's setting fields, enough for `setting_match`."""
-
-    task_family: str
-    model_size: str
-    reward_type: str
-
-
 def runs_on_layers(layer_ids, runs=None):
-    """({run id: the ids among `layer_ids` of the layers it bears on}, {run id: RunSetting})
-    for public runs (or those of `runs`, a Series queryset): a run bears on its paper's layers
-    and on those of the published claims its points carry. One query."""
+    """{run id: the ids among `layer_ids` of the layers it bears on} for public runs (or
+    those of `runs`, a Series queryset): a run bears on its paper's layers and on those of the
+    published claims its points carry. One query."""
     runs = Series.objects.public() if runs is None else runs
-    by_paper = (
-        runs.filter(paper__layers__in=layer_ids)
-        .values_list("pk", "paper__layers", *SETTING_FIELDS)
-        .order_by()
-    )
+    by_paper = runs.filter(paper__layers__in=layer_ids).values_list("pk", "paper__layers")
     by_claims = (
         Claim.objects.published()
         .filter(layers__in=layer_ids, results__series__in=runs.values("pk"))
-        .values_list(
-            "results__series",
-            "layers",
-            *(f"results__series__{name}" for name in SETTING_FIELDS),
-        )
-        .order_by()
+        .values_list("results__series", "layers")
     )
-    on_layers, settings = {}, {}
-    for run_id, layer_id, *setting in by_paper.union(by_claims):
+    on_layers = {}
+    for run_id, layer_id in by_paper.order_by().union(by_claims.order_by()):
         if layer_id in layer_ids:
             on_layers.setdefault(run_id, set()).add(layer_id)
-            settings[run_id] = RunSetting(**dict(zip(SETTING_FIELDS, setting, strict=True)))
-    return on_layers, settings
+    return on_layers
 
 
 def setting_expressions(setting):
@@ -491,7 +472,7 @@ class Diagnosis:
             .alias(contradicts=contradicts, closeness=closeness)
             .filter(contradicts=False, closeness__gt=0)
         )
-        on_layers, _ = runs_on_layers(layer_ids, in_setting)
+        on_layers = runs_on_layers(layer_ids, in_setting)
         counts = {}
         for layers in on_layers.values():
             for layer_id in layers:

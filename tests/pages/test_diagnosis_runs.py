@@ -189,7 +189,7 @@ def test_step_queries_do_not_grow_with_the_number_of_runs(tied, client, settings
 def every_run_in_order(diagnosis, layer_ids):
     """The brute force the bounded reading must agree with: every public run on `layer_ids`,
     sorted by the diagnosis's own key."""
-    on_layers, _ = runs_on_layers(layer_ids)
+    on_layers = runs_on_layers(layer_ids)
     runs = Series.objects.filter(pk__in=on_layers).annotate(points_count=Count("points"))
     return [run.pk for run in sorted(map(diagnosis._place, runs), key=diagnosis._run_key)]
 

@@ -40,7 +40,7 @@ def runs():
 
 def test_the_layer_rule_is_the_diagnosis_rule(runs):
     on_layer = set(Series.objects.public().on_layer(runs).values_list("pk", flat=True))
-    by_diagnosis, _ = runs_on_layers({runs.pk})
+    by_diagnosis = runs_on_layers({runs.pk})
     assert on_layer == set(by_diagnosis)
     assert {s.slug for s in Series.objects.filter(pk__in=on_layer)} == {"by-paper", "by-claim"}
 
