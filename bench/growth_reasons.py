@@ -300,6 +300,44 @@ GROWTH_REASONS = {
         "in-process, load 17). Next: re-measure; then a smaller ranked window, once a "
         "relevance test set shows it ranks as well"
     ),
+    **dict.fromkeys(
+        [
+            "/diagnose/tests/?signal={signal}&task_family=math",
+            "/diagnose/plan/?signal={signal}&model_size=small&reward_type=verifiable",
+            "/diagnose/plan.md?signal={signal}",
+            "/diagnose/plan.json?signal={signal}",
+        ],
+        "the contenders' layers carry 9,182 runs at 1M (a few at the demo size): since 0022 a "
+        "window ranks them in SQL and only the first 20 per layer are read (p50 16,010 ms to "
+        "340 ms for step 3); the window still counts every run's points to sort them (70 to "
+        "120 ms of SQL), and the page's tests and evidence render in Python. Next: keep each "
+        "run's point count on the run so the window sorts a column; profile the template",
+    ),
+    "/api/v1/schema/": (
+        "p50 88 ms with no query at either size; the p99 is each worker's first request, which "
+        "builds the schema from every serializer. Next: generate the schema once per release "
+        "(`spectacular --file`) and serve the file"
+    ),
+    "/api/v1/papers/?group_by=tag": (
+        "counts the published papers of every tag over the whole corpus (100,056 papers at 1M, "
+        "56 at the demo size), a whole-corpus aggregate the v1 API allows without a filter. "
+        "Next: as 1.7.0 did for the citations' groupings, require a narrowing filter, or count "
+        "per tag when taggings change"
+    ),
+    "/api/v1/results/?group_by=paper": (
+        "counts all 200,000 public points by paper at 1M (21 at the demo size), a "
+        "whole-corpus aggregate. Next: require a narrowing filter (benchmark, paper or layer), "
+        "as 1.7.0 did for the citations' groupings"
+    ),
+    "/api/v1/citations/?cited={hub}&group_by=citing": (
+        "groups the hub's 36,682 edges by citing paper (30 at the demo size), a whole-hub "
+        "aggregate, which the contract lets grow under the ceiling: 307 ms, 7 ms over. Next: "
+        "page the groups by the citing paper's id, as the list itself is paged"
+    ),
+    "/benchmarks/{benchmark}/?page=2": (
+        "the same page as `/benchmarks/{benchmark}/`: the chart of all 500 runs is drawn on "
+        "every page of the table. Next: as that row"
+    ),
     "/benchmarks/{benchmark}/": fuller_answer(
         "1 to 3 runs",
         "500 runs and 5,000 points on one chart (0.22 to 0.33 s in-process after 0014, most of "
