@@ -274,16 +274,22 @@ def runs_on_layers(layer_ids, runs=None):
     published claims its points carry. One query."""
     runs = Series.objects.public() if runs is None else runs
     by_paper = runs.filter(paper__layers__in=layer_ids).values_list("pk", "paper__layers")
-    by_claims = (
-        Claim.objects.published()
-        .filter(layers__in=layer_ids, results__series__in=runs.values("pk"))
-        .values_list("results__series", "layers")
-    )
     on_layers = {}
-    for run_id, layer_id in by_paper.order_by().union(by_claims.order_by()):
+    for run_id, layer_id in by_paper.order_by().union(carried_by_claims(layer_ids, runs)):
         if layer_id in layer_ids:
             on_layers.setdefault(run_id, set()).add(layer_id)
     return on_layers
+
+
+def carried_by_claims(layer_ids, runs):
+    """(run id, layer id) of the `runs` whose points a published claim on one of `layer_ids`
+    carries, unordered, for a union."""
+    return (
+        Claim.objects.published()
+        .filter(layers__in=layer_ids, results__series__in=runs.values("pk"))
+        .values_list("results__series", "layers")
+        .order_by()
+    )
 
 
 def setting_expressions(setting):
@@ -333,14 +339,8 @@ def first_runs_on_layers(layer_ids, setting, per_layer):
         .values_list("pk", "paper__layers")
         .order_by()
     )
-    carried = (
-        Claim.objects.published()
-        .filter(layers__in=layer_ids, results__series__in=public.values("pk"))
-        .values_list("results__series", "layers")
-        .order_by()
-    )
     on_layers = {}
-    for run_id, layer_id in first.union(carried):
+    for run_id, layer_id in first.union(carried_by_claims(layer_ids, public)):
         if layer_id in layer_ids:
             on_layers.setdefault(run_id, set()).add(layer_id)
     return on_layers
