@@ -47,6 +47,8 @@ class ChartSeries:
     curve: str = ""
     band: str = ""
 
+    compact: bool = False  # past BAND_LIMIT runs: one marker path per run
+
     def svg(self):
         """The series' band, curve and markers as SVG, written here rather than in a template
         loop: a benchmark with hundreds of runs has thousands of points."""
@@ -59,29 +61,65 @@ class ChartSeries:
             parts.append(
                 f'<path d="{self.curve}" fill="none" stroke="{self.colour}" stroke-width="2"/>'
             )
-        colour = self.colour
-        for x, y, label in self.points:
-            title = f"<title>{escape(label)}</title>"
-            if self.marker == "square":
-                shape = (
-                    f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" fill="{colour}">'
-                )
-                parts.append(f"{shape}{title}</rect>")
-            elif self.marker == "diamond":
-                shape = (
-                    f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" '
-                    f'transform="rotate(45 {x} {y})" fill="{colour}">'
-                )
-                parts.append(f"{shape}{title}</rect>")
-            elif self.marker == "ring":
-                shape = (
-                    f'<circle cx="{x}" cy="{y}" r="5" fill="none" stroke="{colour}" '
-                    'stroke-width="2">'
-                )
-                parts.append(f"{shape}{title}</circle>")
-            else:
-                parts.append(f'<circle cx="{x}" cy="{y}" r="4.5" fill="{colour}">{title}</circle>')
+        if self.compact:
+            parts.append(self.marker_path())
+        else:
+            parts += [self.marker_element(x, y, label) for x, y, label in self.points]
         return mark_safe("".join(parts))  # noqa: S308 - numbers and constants; labels escaped
+
+    def marker_element(self, x, y, label):
+        """One point, titled with its run, value and compute."""
+        colour, title = self.colour, f"<title>{escape(label)}</title>"
+        if self.marker == "square":
+            return (
+                f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" fill="{colour}">'
+                f"{title}</rect>"
+            )
+        if self.marker == "diamond":
+            return (
+                f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" '
+                f'transform="rotate(45 {x} {y})" fill="{colour}">{title}</rect>'
+            )
+        if self.marker == "ring":
+            return (
+                f'<circle cx="{x}" cy="{y}" r="5" fill="none" stroke="{colour}" '
+                f'stroke-width="2">{title}</circle>'
+            )
+        return f'<circle cx="{x}" cy="{y}" r="4.5" fill="{colour}">{title}</circle>'
+
+    def marker_path(self):
+        """Every point of the run as one path, titled with the run: hundreds of runs drawn
+        point by point made a megabyte of SVG, and a pointer over one of thousands of
+        overlapping markers names little. The table and the CSV give every value."""
+        shape = MARKER_SHAPES[self.marker]
+        d = "".join(shape(x, y) for x, y, _ in self.points)
+        paint = (
+            f'fill="none" stroke="{self.colour}" stroke-width="2"'
+            if self.marker == "ring"
+            else f'fill="{self.colour}"'
+        )
+        count = len(self.points)
+        title = f"{self.series.name}: {count} point{'' if count == 1 else 's'}"
+        return f'<path d="{d}" {paint}><title>{escape(title)}</title></path>'
+
+    def legend_item(self):
+        """The run's entry in the chart's legend, a link to its table (`series.anchor`)."""
+        note = "" if self.curve else ", no fit drawn"
+        return (
+            f'<li><svg width="14" height="14" aria-hidden="true"><rect width="14" height="14" '
+            f'fill="{self.colour}"/></svg> <a href="{escape(self.series.anchor)}">'
+            f"{escape(self.series.name)}</a> "
+            f'<span class="muted small">({self.marker}{note})</span></li>'
+        )
+
+
+# The same shapes as ChartSeries.marker_element draws, as path commands.
+MARKER_SHAPES = {
+    "circle": lambda x, y: f"M{x - 4.5:.1f},{y}a4.5,4.5 0 1,0 9,0a4.5,4.5 0 1,0 -9,0",
+    "square": lambda x, y: f"M{x - 4:.1f},{y - 4:.1f}h8v8h-8z",
+    "diamond": lambda x, y: f"M{x},{y - 5.7:.1f}l5.7,5.7l-5.7,5.7l-5.7,-5.7z",
+    "ring": lambda x, y: f"M{x - 5:.1f},{y}a5,5 0 1,0 10,0a5,5 0 1,0 -10,0",
+}
 
 
 @dataclass
@@ -99,6 +137,10 @@ class Chart:
     y_ticks: list = field(default_factory=list)
     lines: list = field(default_factory=list)
     bands_shown: bool = True
+
+    def legend(self):
+        """The legend's items, written here for the reason ChartSeries.svg is."""
+        return mark_safe("".join(line.legend_item() for line in self.lines))  # noqa: S308
 
     @property
     def bottom(self):
@@ -186,6 +228,7 @@ def _chart(axis, points_by_index, series_list, fits_by_series, unit):
             series=series,
             colour=COLOURS[index % len(COLOURS)],
             marker=MARKERS[index % len(MARKERS)],
+            compact=not with_bands,
         )
         line.points = [
             (px(c), py(v), f"{series.name}: {v:g} at {c:,.6g} {axis_label}")

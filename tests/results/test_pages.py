@@ -225,3 +225,30 @@ def test_the_curve_from_parameters_is_the_fitted_sigmoid():
     for compute in (10.0, 1000.0, 123456.0):
         fitted = sigmoid(math.log10(compute), 10.0, 60.0, 1.5, math.log10(1000.0))
         assert sigmoid_value(params, compute) == pytest.approx(float(fitted))
+
+
+def test_past_the_band_limit_each_run_is_one_titled_marker_path(
+    client, benchmark, monkeypatch, settings
+):
+    """Under the limit every point is its own element titled with its value; past it each run's
+    points are one path titled with the run, and the legend and compare form still list every
+    run with its link."""
+    settings.PAGE_CACHE_SECONDS = 0
+    runs = [fitted_series(benchmark, name=f"Recipe {n}") for n in range(3)]
+    points = sum(run.points.count() for run in runs)
+    html = client.get(f"/benchmarks/{benchmark.slug}/").content.decode()
+    assert html.count("<title>Recipe 0: ") == runs[0].points.count()
+
+    monkeypatch.setattr("results.charts.BAND_LIMIT", 1)
+    monkeypatch.setattr("results.views.BAND_LIMIT", 1)
+    html = client.get(f"/benchmarks/{benchmark.slug}/").content.decode()
+
+    for run in runs:
+        count = run.points.count()
+        assert html.count(f"<title>{run.name}: ") == 1
+        assert f"<title>{run.name}: {count} points</title></path>" in html
+        assert f'href="#series-{run.slug}">{run.name}</a>' in html  # the legend
+        assert f'name="series" value="{run.slug}"> {run.name}</label>' in html  # compare
+    chart = html[html.index("<svg viewBox") : html.index("</svg>", html.index("<svg viewBox"))]
+    assert chart.count("<circle") + chart.count("<rect") == 0  # no element per point
+    assert points > len(runs)
