@@ -230,10 +230,13 @@ def _chart(axis, points_by_index, series_list, fits_by_series, unit):
             marker=MARKERS[index % len(MARKERS)],
             compact=not with_bands,
         )
-        line.points = [
-            (px(c), py(v), f"{series.name}: {v:g} at {c:,.6g} {axis_label}")
-            for c, v in sorted(points)
-        ]
+        if with_bands:
+            line.points = [
+                (px(c), py(v), f"{series.name}: {v:g} at {c:,.6g} {axis_label}")
+                for c, v in sorted(points)
+            ]
+        else:  # one title for the run (marker_path): no label per point
+            line.points = [(px(c), py(v), "") for c, v in sorted(points)]
         fit = drawn.get(index)
         if curves.get(index):
             line.curve = "M" + " L".join(f"{px(c)},{py(v)}" for c, v in curves[index])
