@@ -167,7 +167,10 @@ class GroupByMixin:
         grouped = (
             facet.annotate(rows, self.request.user)
             .values("group_value", "group_label")
-            .annotate(count=Count("pk", distinct=facet.many))
+            # Not COUNT(DISTINCT): the rows are distinct, and a many-valued facet's relation
+            # holds a row once per value (a unique through row), so no row counts twice in a
+            # group; the distinct count sorted every joined row (0.3 s for tags at 100k papers).
+            .annotate(count=Count("pk"))
             .order_by("-count", "group_value")[: GROUP_LIMIT + 1]
         )
         groups = [

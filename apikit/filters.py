@@ -32,12 +32,15 @@ class OrderingFilter(filters.OrderingFilter):
 
 class SearchFilter(filters.SearchFilter):
     """`search=`: the model's own `queryset.search(text)` where it has one (full-text on
-    PostgreSQL), DRF's `search_fields` otherwise."""
+    PostgreSQL), its `queryset.matching(terms)` where it has that (DRF's terms and rule, its
+    own query), DRF's `search_fields` otherwise."""
 
     def filter_queryset(self, request, queryset, view):
         text = request.query_params.get(self.search_param, "")
         if hasattr(queryset, "search"):
             return queryset.search(text.replace("\x00", ""))
+        if hasattr(queryset, "matching"):
+            return queryset.matching(self.get_search_terms(request))
         return super().filter_queryset(request, queryset, view)
 
     def get_search_terms(self, request):

@@ -231,6 +231,10 @@ LIST_ORDER = (
 )
 
 
+# A search term matching more runs than this tests the run's name by a join instead.
+MATCHED_RUNS_LISTED = 1000
+
+
 class ResultQuerySet(models.QuerySet):
     def public(self):
         """Points of public series (`SeriesQuerySet.public`)."""
@@ -266,6 +270,29 @@ class ResultQuerySet(models.QuerySet):
             "series__paper__slug",
             "series__paper__title",
         )
+
+    def matching(self, terms):
+        """Points where every term is in the location, the note or the run's name (case
+        aside), the rule of DRF's `search_fields`. The runs that match are read first, so the
+        test on their name is a list of ids: with the trigram indexes (migration 0005) each
+        part of the OR is an index scan, where a join to the runs read every point (0.27 s
+        at 200,000 points)."""
+        queryset = self
+        for term in terms:
+            runs = list(
+                Series.objects.filter(name__icontains=term).values_list("pk", flat=True)[
+                    : MATCHED_RUNS_LISTED + 1
+                ]
+            )
+            by_run = (
+                models.Q(series__in=runs)
+                if len(runs) <= MATCHED_RUNS_LISTED
+                else models.Q(series__name__icontains=term)  # most runs: the join is as quick
+            )
+            queryset = queryset.filter(
+                models.Q(location__icontains=term) | models.Q(note__icontains=term) | by_run
+            )
+        return queryset
 
     def for_list(self):
         return self.with_source().order_by(*LIST_ORDER)

@@ -61,6 +61,34 @@ def test_papers_by_tag_count_each_tag_and_say_so(demo, anon):
     assert {g["value"]: g for g in body["groups"]}.get(None, {"count": 0})["count"] == untagged
 
 
+@pytest.mark.parametrize("facet", ["tag", "layer"])
+@pytest.mark.parametrize(
+    "filters", [{}, {"tag": "grpo"}, {"tag": "grpo", "search": "scaling"}, {"search": "rl"}]
+)
+def test_many_valued_groups_count_each_paper_once_per_value(demo, anon, facet, filters):
+    """Tags and layers are counted without COUNT(DISTINCT): whatever the filters join, each
+    group counts each paper once, as counting the papers in Python does."""
+    body = anon.get("/api/v1/papers/", {"group_by": facet, **filters}).json()
+    listed = anon.get("/api/v1/papers/", {**filters, "page_size": 100, "fields": "slug"}).json()
+    slugs = [paper["slug"] for paper in listed["results"]]
+    assert listed["next"] is None and body["total"] == len(slugs) > 0
+    relation = "tags" if facet == "tag" else "layers"
+    expected = {}
+    for paper in Paper.objects.filter(slug__in=slugs).prefetch_related(relation):
+        values = [item.slug for item in getattr(paper, relation).all()]
+        if facet == "layer":
+            values = [slug for slug in values if slug in public_layers()]
+        for value in values or [None]:
+            expected[value] = expected.get(value, 0) + 1
+    assert {g["value"]: g["count"] for g in body["groups"]} == expected
+
+
+def public_layers():
+    from bottlenecks.models import Layer
+
+    return set(Layer.objects.published().values_list("slug", flat=True))
+
+
 def test_drafts_never_show_in_facets(demo, anon, editor_api):
     draft_layer = LayerFactory(draft=True, slug="secret-layer")
     draft_paper = PaperFactory(draft=True, publication_date="1901-01-01")

@@ -1,13 +1,14 @@
 """The results API: public rows only for readers, fits included, filters strict."""
 
 import pytest
+from rest_framework.filters import search_smart_split
 from rest_framework.test import APIClient
 
 from bottlenecks.setting import TaskFamily
 from results.tasks import refit
 from tests.factories import PaperFactory
 from tests.helpers import token_client
-from tests.results.factories import BenchmarkFactory, SeriesFactory, curve_points
+from tests.results.factories import BenchmarkFactory, ResultFactory, SeriesFactory, curve_points
 
 pytestmark = pytest.mark.django_db
 
@@ -94,3 +95,38 @@ def test_results_are_counted_by_benchmark_paper_and_setting_without_drafts(rows,
     assert {g["value"]: g["count"] for g in everyone["groups"]} == {"aime": 34, "secret": 10}
     refused = reader.get("/api/v1/results/", {"group_by": "value"})
     assert refused.status_code == 400
+
+
+@pytest.mark.parametrize(
+    "search",
+    ["table", "TABLE 2", "ablation", "Dapo", "dapo,table", '"Table 2"', "ablation dapo", "nowhere"],
+)
+def test_search_finds_each_term_in_the_location_the_note_or_the_runs_name(
+    client, search, monkeypatch
+):
+    """Every term is in one of the three fields (DRF's rule: terms split on spaces and commas,
+    quoted phrases kept), whether the run's name is tested by a list of ids or by a join; a
+    draft run's points never show."""
+    benchmark = BenchmarkFactory()
+    dapo = SeriesFactory(benchmark=benchmark, name="DAPO at 8B")
+    other = SeriesFactory(benchmark=benchmark, name="GRPO baseline")
+    secret = SeriesFactory(benchmark=benchmark, name="DAPO secret", draft=True)
+    points = [
+        ResultFactory(series=dapo, location="Table 2", note=""),
+        ResultFactory(series=dapo, location="Figure 3", note="ablation"),
+        ResultFactory(series=other, location="Table 2 (right)", note="from the ablation"),
+        ResultFactory(series=other, location="Figure 1", note=""),
+        ResultFactory(series=secret, location="Table 2", note="ablation"),
+    ]
+    terms = search_smart_split(search)
+
+    def found(point):
+        fields = (point.location, point.note, point.series.name)
+        return all(any(term.lower() in field.lower() for field in fields) for term in terms)
+
+    expected = sorted(p.pk for p in points if found(p) and p.series != secret)
+    for listed in (1000, 0):  # the run's name by a list of ids, then by a join
+        monkeypatch.setattr("results.models.MATCHED_RUNS_LISTED", listed)
+        response = client.get("/api/v1/results/", {"search": search})
+        assert response.status_code == 200
+        assert sorted(row["id"] for row in response.json()["results"]) == expected
