@@ -19,12 +19,20 @@ VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-diagnosis")]
 
 
-WALKS = [(viewport, javascript) for javascript in (False, True) for viewport in VIEWPORTS]
+# `make test` walks the phone with JavaScript and the desktop without, which between them
+# cover both widths and both modes; the other two walks run in CI's slow step.
+WALKS = [
+    pytest.param(
+        (viewport, javascript),
+        id=f"{viewport}-{'js' if javascript else 'no-js'}",
+        marks=[] if (viewport == "phone") == javascript else [pytest.mark.slow],
+    )
+    for javascript in (False, True)
+    for viewport in VIEWPORTS
+]
 
 
-@pytest.fixture(
-    params=WALKS, ids=[f"{viewport}-{'js' if js else 'no-js'}" for viewport, js in WALKS]
-)
+@pytest.fixture(params=WALKS)
 def page(request, site, chromium):
     SHOTS.mkdir(parents=True, exist_ok=True)
     viewport, javascript = request.param

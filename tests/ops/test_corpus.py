@@ -12,7 +12,8 @@ from discovery.models import Neighbour, NeighboursComputed
 from discovery.neighbours import neighbours_of
 from tags.models import Tag
 
-pytestmark = pytest.mark.django_db
+# slow (`make test-all`, CI's slow step): generated corpora.
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 SMALL = {"papers": 200, "citations": 1000, "hubs": 3}
 

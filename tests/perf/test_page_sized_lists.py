@@ -13,7 +13,8 @@ from tests.factories import PaperFactory
 from tests.perf.test_paper_lists import list_query, plan_without_scans
 from tests.results.factories import BenchmarkFactory, ResultFactory, SeriesFactory
 
-pytestmark = pytest.mark.django_db
+# slow (`make test-all`, CI's slow step): each list at two corpus sizes.
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 postgresql_only = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL plans")
 

@@ -16,7 +16,8 @@ from tests.factories import (
 )
 from tests.helpers import ART_OF_SCALING
 
-pytestmark = pytest.mark.django_db
+# slow (`make test-all`, CI's slow step): each page rendered at two corpus sizes.
+pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 LAYER = "compute"
 TAG = "grpo"
