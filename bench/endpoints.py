@@ -440,8 +440,9 @@ API = [
         *RESULT_FILTERS,
         "compute_axis=gpu_hours",
         *PAGED,
+        # A grouping needs a benchmark, paper or run (API 1.8.0): the widest benchmark's.
         *(
-            f"group_by={facet}"
+            f"benchmark={{benchmark}}&group_by={facet}"
             for facet in (
                 "benchmark",
                 "series",

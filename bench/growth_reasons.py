@@ -324,11 +324,6 @@ GROWTH_REASONS = {
         "Next: as 1.7.0 did for the citations' groupings, require a narrowing filter, or count "
         "per tag when taggings change"
     ),
-    "/api/v1/results/?group_by=paper": (
-        "counts all 200,000 public points by paper at 1M (21 at the demo size), a "
-        "whole-corpus aggregate. Next: require a narrowing filter (benchmark, paper or layer), "
-        "as 1.7.0 did for the citations' groupings"
-    ),
     "/api/v1/citations/?cited={hub}&group_by=citing": (
         "groups the hub's 36,682 edges by citing paper (30 at the demo size), a whole-hub "
         "aggregate, which the contract lets grow under the ceiling: 307 ms, 7 ms over. Next: "

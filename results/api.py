@@ -365,15 +365,22 @@ class SeriesViewSet(PublishableViewSet):
         )
 
 
+# Every grouping of the points needs one of these filters, which bound it by one benchmark's or
+# one paper's runs: grouping all 200,000 points of the bench corpus took up to 450 ms (0023).
+NARROWING_FILTERS = ("benchmark", "paper", "series")
+
+
 def setting_facet(name, choices):
     path = f"series__{name}"
-    return Facet(path, choice_label(path, choices), missing=f"without a {name.replace('_', ' ')}")
+    missing = f"without a {name.replace('_', ' ')}"
+    return Facet(path, choice_label(path, choices), missing=missing, requires=NARROWING_FILTERS)
 
 
 class ResultViewSet(GroupByMixin, PublishableViewSet):
     """Reported points: the value as the paper reports it, where in the paper, and the RL
     compute normalised to GPU-hours or FLOPs (never one into the other). `group_by=` counts
-    the points by benchmark, series, paper, setting or where in the paper they are reported.
+    the points of one benchmark, paper or series (`benchmark=`, `paper=` or `series=` is
+    needed) by benchmark, series, paper, setting or where in the paper they are reported.
 
     Paged by cursor: follow `next`; a walk sees every row once while rows are added. `page=`
     still answers, deprecated (Deprecation and Sunset headers)."""
@@ -391,14 +398,23 @@ class ResultViewSet(GroupByMixin, PublishableViewSet):
     # The rows are public only with their series, its benchmark and its paper, so the names
     # grouped by are never a draft's.
     group_by_fields = {
-        "benchmark": Facet("series__benchmark__slug", "series__benchmark__name"),
-        "series": Facet("series__slug", "series__name"),
-        "paper": Facet("series__paper__slug", "series__paper__title", missing="without a paper"),
+        "benchmark": Facet(
+            "series__benchmark__slug", "series__benchmark__name", requires=NARROWING_FILTERS
+        ),
+        "series": Facet("series__slug", "series__name", requires=NARROWING_FILTERS),
+        "paper": Facet(
+            "series__paper__slug",
+            "series__paper__title",
+            missing="without a paper",
+            requires=NARROWING_FILTERS,
+        ),
         "task_family": setting_facet("task_family", TaskFamily.choices),
         "model_size": setting_facet("model_size", ModelSize.choices),
         "reward_type": setting_facet("reward_type", RewardType.choices),
         "location_kind": Facet(
-            "location_kind", choice_label("location_kind", LocationKind.choices)
+            "location_kind",
+            choice_label("location_kind", LocationKind.choices),
+            requires=NARROWING_FILTERS,
         ),
     }
 

@@ -352,7 +352,7 @@ SPECTACULAR_SETTINGS = {
     "citations take `group_by`; `/api/v1/papers/arxiv:<id>/` and `/api/v1/papers/doi:<doi>/` "
     "redirect (302) to the paper; unknown query parameters are a 400.",
     # The newest release in apikit/changelog.py.
-    "VERSION": "1.7.0",
+    "VERSION": "1.8.0",
     # The data's licence, as the public dump's LICENSE.txt states it (web/dump.py).
     "LICENSE": {
         "name": "CC BY 4.0 (the data; titles, abstracts and author names identify third-party "
