@@ -264,3 +264,9 @@ class BuiltOnceSchemaGenerator(SchemaGenerator):
         if key not in self.built:
             self.built[key] = super().get_schema(request=request, public=public)
         return self.built[key]
+
+    @classmethod
+    def build_served(cls):
+        """Build the schema `/api/v1/schema/` serves (the default version and language) before
+        a process takes its first request: that request would otherwise wait for the build."""
+        cls().get_schema(request=None, public=True)

@@ -134,3 +134,31 @@ def test_the_schema_is_built_once_per_process(anon, monkeypatch, settings):
     assert first.status_code == second.status_code == 200
     assert first.json() == second.json()
     assert len(builds) == 1
+
+
+def test_a_served_process_builds_the_schema_before_its_first_request(anon, monkeypatch, settings):
+    """The build (about half a second) happens when the WSGI application is loaded, not on
+    the first reader's request for the schema: that request was each worker's p99 of about a
+    second at the bench (docs/decisions/0015)."""
+    settings.PAGE_CACHE_SECONDS = 0
+    import importlib
+
+    from drf_spectacular.generators import SchemaGenerator
+
+    import rlscaling.wsgi
+    from apikit.schema import BuiltOnceSchemaGenerator
+
+    monkeypatch.setattr(BuiltOnceSchemaGenerator, "built", {})
+    importlib.reload(rlscaling.wsgi)  # what a new worker does
+    builds = []
+    original = SchemaGenerator.get_schema
+
+    def counted(self, *args, **kwargs):
+        builds.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SchemaGenerator, "get_schema", counted)
+    response = anon.get("/api/v1/schema/")
+    assert response.status_code == 200
+    assert response.json()["info"]["title"]
+    assert builds == []
