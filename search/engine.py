@@ -113,16 +113,12 @@ class Query:
         """The published bottleneck layers the query matches (their fields hold every word)
         or names (a word is the layer's name, one or many: "reward hacking" names Rewards):
         their papers match too. Read once per query; layers are a small editorial table."""
-        source = SOURCES["layers"]
         named = Q()
         for term in self.terms:
             named |= Q(name__iexact=singular(term)) | Q(name__iexact=f"{singular(term)}s")
-        match = named | self.every_term_in(*source.fields)
-        rows = source.published()
-        if on_postgresql():
-            rows = rows.annotate(document=SearchVector(*source.fields, config="english"))
-            match |= Q(document=self.fulltext)
-        return list(rows.filter(match).order_by("pk").values_list("pk", flat=True))
+        source = SOURCES["layers"]
+        rows, text = source.text_condition(source.published(), self)
+        return list(rows.filter(named | text).order_by("pk").values_list("pk", flat=True))
 
     @cached_property
     def fulltext(self):
@@ -220,16 +216,22 @@ class Source:
         """Matching rows by time of publication on the site, newest first (the feed)."""
         return self.matching(query, year).order_by("-published_at", "-id")
 
-    def match(self, rows, query):
+    def text_condition(self, rows, query):
+        """(`rows`, the condition of a row matching `query`'s text): its English document
+        matches, or each word is in one of `fields` (the only test on SQLite). On PostgreSQL
+        the rows come back annotated with their `document`, which the condition reads."""
         if on_postgresql():
-            document = SearchVector(*self.fields, config="english")
-            rows = rows.annotate(
-                document=document, rank=SearchRank(document, query.fulltext)
-            ).filter(Q(document=query.fulltext) | query.every_term_in(*self.fields))
-            order = ("-rank", *self.default_order)
-        else:
-            rows = rows.filter(query.every_term_in(*self.fields))
-            order = self.default_order
+            rows = rows.annotate(document=SearchVector(*self.fields, config="english"))
+            return rows, Q(document=query.fulltext) | query.every_term_in(*self.fields)
+        return rows, query.every_term_in(*self.fields)
+
+    def match(self, rows, query):
+        rows, condition = self.text_condition(rows, query)
+        rows = rows.filter(condition)
+        order = self.default_order
+        if on_postgresql():
+            rows = rows.annotate(rank=SearchRank(F("document"), query.fulltext))
+            order = ("-rank", *order)
         return rows.annotate(title_match=query.title_first(self.title_field)).order_by(
             "title_match", *order
         )
