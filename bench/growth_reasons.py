@@ -13,6 +13,8 @@ def fuller_answer(demo, large, next_step):
     return f"answer {demo} at the demo size, {large} at 1M; time per entry flat. Next: {next_step}"
 
 
+FULL_PAGE_NEXT = "none while under the ceiling (a page-sized list: its size is the page's)"
+
 # A file of up to 1,000 entries (EXPORT_LIMIT) at 1M against the demo's 30 to 56.
 LIST_DOWNLOAD = fuller_answer(
     "30 to 56 papers",
@@ -280,12 +282,6 @@ GROWTH_REASONS = {
         ],
         GRAPH,
     ),
-    "/api/v1/results/?search=table": (
-        'no point of the synthetic corpus has "table" in its location, note or run name '
-        "(the demo's do): the substring search reads all 200,000 points to find none (0.65 s "
-        "in-process at load 17). Next: trigram indexes on the location, the note and the run's "
-        "name"
-    ),
     **dict.fromkeys(["/authors/", "/authors/?q=a"], AUTHOR_LIST),
     "/authors/{author}/": (
         "an author with 500 papers at 1M (the demo's busiest has a few): their papers per year "
@@ -313,21 +309,46 @@ GROWTH_REASONS = {
         "120 ms of SQL), and the page's tests and evidence render in Python. Next: keep each "
         "run's point count on the run so the window sorts a column; profile the template",
     ),
-    "/api/v1/schema/": (
-        "p50 88 ms with no query at either size; the p99 is each worker's first request, which "
-        "builds the schema from every serializer. Next: generate the schema once per release "
-        "(`spectacular --file`) and serve the file"
-    ),
     "/api/v1/papers/?group_by=tag": (
         "counts the published papers of every tag over the whole corpus (100,056 papers at 1M, "
-        "56 at the demo size), a whole-corpus aggregate the v1 API allows without a filter. "
-        "Next: as 1.7.0 did for the citations' groupings, require a narrowing filter, or count "
-        "per tag when taggings change"
+        "56 at the demo size), a whole-corpus aggregate the v1 API allows without a filter; "
+        "since 0023 without DISTINCT (p50 239 to 144 ms side by side). Next: none while under "
+        "the ceiling; over it, a narrowing filter as 1.7.0 and 1.8.0 required for the others"
     ),
     "/api/v1/citations/?cited={hub}&group_by=citing": (
         "groups the hub's 36,682 edges by citing paper (30 at the demo size), a whole-hub "
-        "aggregate, which the contract lets grow under the ceiling: 307 ms, 7 ms over. Next: "
-        "page the groups by the citing paper's id, as the list itself is paged"
+        "aggregate, which the contract lets grow under the ceiling (265 ms at a5729f5). Next: "
+        "over it, page the groups by the citing paper's id, as the list itself is paged"
+    ),
+    "/api/v1/citations/?cited={hub}&group_by=is_representative": (
+        "groups the hub's 36,682 edges by a flag (30 at the demo size), a whole-hub aggregate "
+        "the contract lets grow under the ceiling. Next: none while under it"
+    ),
+    **dict.fromkeys(
+        [
+            "/api/v1/papers/?group_by=in_research_index",
+            "/api/v1/papers/?group_by=is_canonical_reference",
+        ],
+        "counts the 100,056 published papers by a flag (56 at the demo size), a whole-corpus "
+        "aggregate under the ceiling. Next: over it, a narrowing filter as 1.7.0 and 1.8.0 "
+        "required for the citations' and the points' groupings",
+    ),
+    # A full page at 1M where the demo has a few rows: the same page size holds more.
+    "/results/?layer={layer}": fuller_answer(
+        "4 points", "50 (a full page; the layer carries 9,182 runs)", FULL_PAGE_NEXT
+    ),
+    "/api/v1/results/?layer={layer}": fuller_answer("4 points", "20 (a full page)", FULL_PAGE_NEXT),
+    "/api/v1/results/?page_size=100": fuller_answer("16 points", "100", FULL_PAGE_NEXT),
+    "/api/v1/results/?cursor={results_cursor}": fuller_answer(
+        "1 point (the demo's last page)", "20 (a full page)", FULL_PAGE_NEXT
+    ),
+    "/api/v1/series/?layer={layer}": fuller_answer("4 runs", "20 (a full page)", FULL_PAGE_NEXT),
+    "/api/v1/series/?page_size=100": fuller_answer(
+        "14 runs", "100 (192 KB with their fits)", FULL_PAGE_NEXT
+    ),
+    "/api/v1/benchmarks/?page_size=100": fuller_answer("14 benchmarks", "100", FULL_PAGE_NEXT),
+    "/api/v1/citations/?page_size=100": fuller_answer(
+        "30 citations (all of them)", "100", FULL_PAGE_NEXT
     ),
     "/benchmarks/{benchmark}/?page=2": (
         "the same page as `/benchmarks/{benchmark}/`: the chart of all 500 runs is drawn on "
@@ -335,9 +356,8 @@ GROWTH_REASONS = {
     ),
     "/benchmarks/{benchmark}/": fuller_answer(
         "1 to 3 runs",
-        "500 runs and 5,000 points on one chart (0.22 to 0.33 s in-process after 0014, most of "
-        "it writing 1.2 MB of SVG and the page)",
-        "past BAND_LIMIT runs, draw one marker path per run instead of a titled element per "
-        "point (the table already gives every value)",
+        "500 runs and 5,000 points on one chart (since 0023 one marker path per run past "
+        "BAND_LIMIT, 10 runs' tables a page: p50 204 to 138 ms side by side, 0.74 MB)",
+        "none while under the ceiling; over it, the chart of a page's runs only",
     ),
 }
