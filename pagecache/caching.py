@@ -53,7 +53,7 @@ from django.core.cache.backends.locmem import LocMemCache
 from django.core.exceptions import DisallowedHost
 from django.db import connection, transaction
 from django.http import HttpResponse
-from django.urls import Resolver404, resolve
+from django.urls import Resolver404, get_urlconf, resolve
 from django.utils.cache import get_conditional_response
 from django.utils.http import parse_http_date_safe
 
@@ -235,17 +235,32 @@ def api_view_parameters(view_class, actions):
     return None if _api_view_parameters is None else _api_view_parameters(view_class, actions)
 
 
-def query_parameters(request):
-    """The query parameter names the view for `request` reads, or None when unknown."""
+@functools.lru_cache(maxsize=1024)
+def resolved_view(path_info, urlconf):
+    """The view function `path_info` resolves to under `urlconf`, or None. Kept per process
+    because a hit asks once or twice and resolving is most of a hit's own work besides the
+    round trip to the cache (docs/decisions/0024); it depends on the URL patterns alone, which
+    are fixed while the process runs (the URLconf is part of the key, for tests that swap it)."""
     try:
-        match = resolve(request.path_info)
+        return resolve(path_info, urlconf).func
     except Resolver404:
         return None
-    view_class = getattr(match.func, "cls", None)
+
+
+def view_for(request):
+    return resolved_view(request.path_info, get_urlconf() or settings.ROOT_URLCONF)
+
+
+def query_parameters(request):
+    """The query parameter names the view for `request` reads, or None when unknown."""
+    view = view_for(request)
+    if view is None:
+        return None
+    view_class = getattr(view, "cls", None)
     if view_class is not None:
-        actions = getattr(match.func, "actions", None)
+        actions = getattr(view, "actions", None)
         return api_view_parameters(view_class, tuple(sorted((actions or {}).items())) or None)
-    return getattr(match.func, "query_parameters", None)
+    return getattr(view, "query_parameters", None)
 
 
 def normalise_query(request):
@@ -279,10 +294,7 @@ def accept_variant(request):
     representation it chooses (browsers send many spellings of "HTML"); "" elsewhere."""
     if request.path.startswith("/api/"):
         return request.headers.get("Accept", "")
-    try:
-        choose = getattr(resolve(request.path_info).func, "accept_variant", None)
-    except Resolver404:
-        return ""
+    choose = getattr(view_for(request), "accept_variant", None)
     return choose(request) if choose else ""
 
 
