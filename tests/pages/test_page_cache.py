@@ -26,6 +26,9 @@ CACHED_PATHS = [
 
 pytestmark = pytest.mark.django_db
 
+# This module as a URLconf without pages, where nothing resolves.
+urlpatterns = []
+
 
 @pytest.mark.parametrize("path", CACHED_PATHS)
 def test_a_second_anonymous_request_is_served_without_queries(
@@ -63,11 +66,8 @@ def test_the_resolved_views_follow_a_swapped_urlconf(client, demo, settings):
     assert client.get("/research/").status_code == 200
     request = RequestFactory().get("/research/?sort=oldest")
     assert "page" in caching.query_parameters(request)
-    settings.ROOT_URLCONF = __name__  # a URLconf without pages: nothing resolves
+    settings.ROOT_URLCONF = __name__
     assert caching.query_parameters(request) is None
-
-
-urlpatterns = []
 
 
 def test_headers_are_kept_and_the_middleware_headers_added_afresh(client, demo):
