@@ -238,9 +238,10 @@ def api_view_parameters(view_class, actions):
 @functools.lru_cache(maxsize=1024)
 def resolved_view(path_info, urlconf):
     """The view function `path_info` resolves to under `urlconf`, or None. Kept per process
-    because a hit asks once or twice and resolving is most of a hit's own work besides the
-    round trip to the cache (docs/decisions/0024); it depends on the URL patterns alone, which
-    are fixed while the process runs (the URLconf is part of the key, for tests that swap it)."""
+    because a hit asks once or twice, and resolving was about a third of a hit's own work
+    besides the round trip to the cache (docs/decisions/0024); it depends on the URL patterns
+    alone, which are fixed while the process runs (the URLconf is part of the key, for tests
+    that swap it)."""
     try:
         return resolve(path_info, urlconf).func
     except Resolver404:
