@@ -167,7 +167,7 @@ def undo_merge(merge):
     keep.notes.remove(*added["notes"])
     # Restored as a fixture is (raw: no signals): its year, tag and layer counts, and a key
     # should it have lost its own (or come from a merge made before keys were stored).
-    recount_paper_facets({other.pk})
+    recount_paper_facets()
     assign_cite_keys({other.pk})
     for edge_pk, side in snapshot["moved_edges"]:
         edge = Citation.objects.filter(pk=edge_pk).first()

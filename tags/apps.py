@@ -10,6 +10,3 @@ class TagsConfig(AppConfig):
     name = "tags"
     label = "rlscaling"
     verbose_name = "Tags"
-
-    def ready(self):
-        from tags import counts  # noqa: F401  the stored tag counts' receivers

@@ -3,18 +3,16 @@ rule behind tag pages, the tag index, the sitemap, the API's `tags/` and the res
 tag choices. A tag is public while a published paper or note carries it.
 
 The public counts are stored on each tag (`Tag.public_paper_count`, `public_note_count`),
-written by `recount_tags()`: single edits reach it through the signals below (a tag added or
-removed, an item's publication changed), bulk paths (publish()/unpublish() on querysets,
-generate_corpus, importers) call it themselves; an item whose scheduled publication or
-expiry comes due is saved by `manage.py publish_scheduled`, which moves its tags' counts
-through the same signals."""
+written by `recount_tags()`, which the apps of the tagged items call: their receivers after a
+single edit (a tag added or removed, an item's publication changed: citations/signals.py,
+notes/signals.py), bulk paths (publish()/unpublish() on querysets, generate_corpus,
+importers) themselves; an item whose scheduled publication or expiry comes due is saved by
+`manage.py publish_scheduled`, which moves its tags' counts through the same receivers."""
 
 import functools
 import operator
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
-from django.db.models.signals import post_delete, post_init, post_save
-from django.dispatch import receiver
 
 from publishing.models import published_q
 from tags.models import Tag
@@ -101,41 +99,3 @@ def recounting_tags(items, change):
     changed = change()
     recount_tags(touched)
     return changed
-
-
-@receiver(post_save, sender="citations.TaggedPaper")
-@receiver(post_save, sender="notes.TaggedNote")
-@receiver(post_delete, sender="citations.TaggedPaper")
-@receiver(post_delete, sender="notes.TaggedNote")
-def tagging_changed(sender, instance, raw=False, **kwargs):
-    """A tag added to or taken off an item (taggit's add/remove/set/clear, the admin,
-    cascades when an item is deleted) moves that tag's count. Fixture loading (raw) restores
-    the stored counts with the tags."""
-    if not raw:
-        recount_tags({instance.tag_id})
-
-
-def publication_changed(instance):
-    """A paper or note whose publication changed moves the counts of its tags (called from
-    the post_save receivers below, which compare with the publication as loaded)."""
-    recount_tags(set(instance.tagged_items.values_list("tag", flat=True)))
-
-
-@receiver(post_init, sender="citations.Paper")
-@receiver(post_init, sender="notes.ResearchNote")
-def item_loaded(sender, instance, **kwargs):
-    # As loaded (deferred fields left alone): compared on save, below.
-    instance._loaded_tag_publication = (
-        instance.__dict__.get("status"),
-        instance.__dict__.get("published_at"),
-    )
-
-
-@receiver(post_save, sender="citations.Paper")
-@receiver(post_save, sender="notes.ResearchNote")
-def item_saved(sender, instance, created, raw=False, **kwargs):
-    publication = (instance.status, instance.published_at)
-    loaded = getattr(instance, "_loaded_tag_publication", None)
-    if not created and not raw and loaded != publication:
-        publication_changed(instance)
-    instance._loaded_tag_publication = publication

@@ -511,8 +511,8 @@ class _BulkImport:
                 if not chunk:
                     break
                 recount_citations(chunk)
-                recount_paper_facets(chunk)
                 last, total = chunk[-1], total + len(chunk)
+        recount_paper_facets()
         self.say(f"recounted {total:,} papers")
 
 

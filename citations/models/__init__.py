@@ -33,11 +33,7 @@ from citations.models.vocabularies import (
 from citations.corrections.models import CorrectionSuggestion  # isort: skip
 from citations.stats.counts import CitationCount, CitingTimelineCount, recount_citations  # isort: skip
 from citations.duplicates import DuplicateScan, PossibleDuplicatePair  # isort: skip
-from citations.stats.facet_counts import (  # isort: skip
-    PaperFacetCount,
-    PaperFacetMembership,
-    recount_paper_facets,
-)
+from citations.stats.facet_counts import PaperFacetCount, recount_paper_facets  # isort: skip
 from citations.identity import (  # isort: skip
     PaperIdentifier,
     PaperMerge,
@@ -69,7 +65,6 @@ __all__ = [
     "ImportRun",
     "Paper",
     "PaperFacetCount",
-    "PaperFacetMembership",
     "PaperIdentifier",
     "PaperMerge",
     "PaperQuerySet",

@@ -186,9 +186,8 @@ class PaperQuerySet(PublishableQuerySet):
     def _recounting(self, change):
         """A bulk publication change moves the stored counts of the papers these cite, of
         their tags (tags/counts.py) and of their years, tags and layers (facet_counts.py)."""
-        papers = set(self.values_list("pk", flat=True))  # before the change moves them
         changed = recounting_tags(self, lambda: self._recounting_citations(change))
-        recount_paper_facets(papers)
+        recount_paper_facets()
         return changed
 
     def _recounting_citations(self, change):

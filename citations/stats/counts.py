@@ -4,12 +4,12 @@ Counting a hub's edges on every request cost seconds at 1M citations (the API's 
 annotated a subquery per paper, role and polarity, and `ordering=-cited_by_count` counted every
 paper before sorting). Each paper has one CitationCount row instead, written by
 `recount_citations()`: the one function every path calls with the papers it touched. Single
-edits reach it through the signals below; bulk paths (publish()/unpublish() on querysets,
+edits reach it through citations/signals.py; bulk paths (publish()/unpublish() on querysets,
 generate_corpus, importers) call it themselves.
 
 A count covers published edges whose citing paper is published, as at the recount. An edge or
 citing paper that appears or expires on schedule is saved by `manage.py publish_scheduled`,
-so it moves the counts through the save receivers below, as an editor's edit does
+so it moves the counts through the save receivers, as an editor's edit does
 (`manage.py recount_citations` recounts everything).
 
 The same recount keeps each paper's citing timeline (`CitingTimelineCount`: the public citing
@@ -20,8 +20,6 @@ request was a GROUP BY over every edge of a hub (0.14-0.5 s at 1M citations)."""
 from django.db import models, transaction
 from django.db.models import Count, F
 from django.db.models.functions import TruncQuarter
-from django.db.models.signals import post_delete, post_save
-from django.dispatch import receiver
 from django.utils import timezone
 
 from publishing.models import published_q
@@ -162,50 +160,17 @@ def recount_citations(paper_ids=None, apps=None):
     return len(ids)
 
 
-def _counted_papers_of(paper):
-    return set(paper.citations_made.values_list("cited_paper", flat=True))
+# What of a paper the stored figures depend on: its publication, its date (the year and
+# quarter it is counted in) and whether the research index lists it.
+COUNTED_FIELDS = (
+    "status",
+    "published_at",
+    "publication_date",
+    "date_precision",
+    "in_research_index",
+)
 
 
-@receiver(post_save, sender="citations.Citation")
-def citation_saved(sender, instance, raw=False, **kwargs):
-    """Fixture loading (raw) brings its own count rows, or is recounted by whoever loads."""
-    if not raw:
-        recount_citations(
-            {instance.cited_paper_id, getattr(instance, "_loaded_cited_paper_id", None)}
-        )
-    instance._loaded_cited_paper_id = instance.cited_paper_id
-
-
-@receiver(post_delete, sender="citations.Citation")
-def citation_deleted(sender, instance, **kwargs):
-    recount_citations({instance.cited_paper_id})
-
-
-@receiver(post_delete, sender="citations.Paper")
-def paper_deleted(sender, instance, **kwargs):
-    """A paper's delete collects its count rows first, then deletes its edges, whose
-    recounts may write those rows again; the paper goes last, so its rows go here."""
-    for model in (CitationCount, CitingTimelineCount):
-        rows = model.objects.filter(paper_id=instance.pk)
-        rows._raw_delete(rows.db)
-
-
-def counted_fields(paper):
-    """What of a citing paper its cited papers' counts depend on: its publication, and its
-    date (the quarter it is counted in), as held by the instance."""
-    return tuple(
-        paper.__dict__.get(name)
-        for name in ("status", "published_at", "publication_date", "date_precision")
-    )
-
-
-@receiver(post_save, sender="citations.Paper")
-def paper_saved(sender, instance, created, raw=False, **kwargs):
-    """A new paper gets its (zero) row; a paper whose publication or date changed moves the
-    counts of the papers it cites. Fixture loading (raw) is left alone, as above."""
-    counted = counted_fields(instance)
-    if created and not raw:
-        recount_citations({instance.pk})
-    elif not raw and counted != getattr(instance, "_loaded_counted", counted):
-        recount_citations(_counted_papers_of(instance))
-    instance._loaded_counted = counted
+def counted_fields(instance, names=COUNTED_FIELDS):
+    """The fields as held by the instance (deferred ones left alone)."""
+    return tuple(instance.__dict__.get(name) for name in names)

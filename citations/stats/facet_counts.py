@@ -2,17 +2,11 @@
 (its total, tag and year choices, and the count of a one-filter page), the Bottleneck Map's
 paper counts per layer and the API's unfiltered `papers/?group_by=year` and `group_by=layer`.
 
-Counting them per request scanned the paper table (tens of thousands of rows at 100k papers,
-seconds at 1M citations). Instead each paper has a PaperFacetMembership row listing the counts
-it is in, as last counted, and PaperFacetCount holds the sums. `recount_paper_facets(ids)`
-works those papers' memberships out afresh from their rows (publication by the one rule,
-`published_q`), and moves the sums by the difference: the one function every path calls
-with the papers it touched, any number of times, in any order, with the same result. Single
-edits reach it through the signals below (a paper saved or deleted, a tag or layer added or
-taken off, a layer's publication changed); bulk paths (publish()/unpublish() on querysets,
-generate_corpus, the bulk importer, loading a dump) call it themselves; a paper or layer
-whose scheduled publication or expiry comes due is saved by `manage.py publish_scheduled`
-and recounted by its save receiver; `manage.py recount_citations` recounts everything.
+Counting them per request scanned the paper table on every reader's request
+(docs/decisions/0006-stored-facet-counts.md). `recount_paper_facets()` counts them all
+again, a few grouped queries over the papers, and replaces the table: it runs on every change
+that can move a count (citations/signals.py) and at the end of every bulk path, so there is
+nothing to keep per paper and no order to get right.
 
 Counts, as (scope, dimension, value):
 - scope "index": papers in the research index (published, `in_research_index`); "public":
@@ -22,45 +16,26 @@ Counts, as (scope, dimension, value):
   published layers); "year": the publication year where it is a fact (citations/dates.py, the
   one rule for a known date), 0 in scope "public" for a paper with no known date (so the API's
   `group_by=year` agrees with `?year=`), left out in scope "index" (as its year filter);
-  "no-layer"
-  (value 0, scope "public"): papers bearing on no published layer (`group_by=layer`'s null
-  group); "layer-q" (scope "public", value the layer's pk, `quarter`): the layer's dated
+  "no-layer" (value 0, scope "public"): papers bearing on no published layer (`group_by=layer`'s
+  null group); "layer-q" (scope "public", value the layer's pk, `quarter`): the layer's dated
   papers per quarter (its page's evidence strip): a date known to the day or the month; a
   year alone has no quarter, and a placeholder is no date)."""
 
 import collections
 import datetime
 
+from django.apps import apps as django_apps
 from django.db import connection, models, transaction
-from django.db.models import BooleanField, ExpressionWrapper, F
-from django.db.models.signals import (
-    m2m_changed,
-    post_delete,
-    post_init,
-    post_save,
-    pre_delete,
-)
-from django.dispatch import receiver
-from django.utils import timezone
+from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models.functions import ExtractQuarter, ExtractYear
 
-from citations.dates import known_quarter, known_year
+from citations.dates import known_quarter_q, known_year_expression
 from publishing.models import published_q
-from publishing.signals import bulk_publication_changed
 
 BATCH = 2000
 INDEX, PUBLIC = "index", "public"
 ALL, TAG, YEAR, LAYER, NO_LAYER = "all", "tag", "year", "layer", "no-layer"
 LAYER_QUARTER = "layer-q"
-# What a paper's save can move: other fields leave its memberships as they are.
-COUNTED_FIELDS = (
-    "status",
-    "published_at",
-    "unpublish_at",
-    "in_research_index",
-    "publication_date",
-    "date_precision",
-)
-LAYER_PUBLICATION_FIELDS = ("status", "published_at", "unpublish_at")
 
 
 class PaperFacetCount(models.Model):
@@ -80,18 +55,6 @@ class PaperFacetCount(models.Model):
 
     def __str__(self):
         return f"{self.scope} {self.dimension} {self.value} {self.quarter}: {self.count}"
-
-
-class PaperFacetMembership(models.Model):
-    """The counts a paper is in, as last counted ("scope:dimension:value" strings; none for a
-    draft). Not a foreign key: the row outlives its paper, so the recount after a deletion
-    takes the paper out of the sums."""
-
-    paper_id = models.BigIntegerField(primary_key=True)
-    keys = models.JSONField(default=list)
-
-    def __str__(self):
-        return f"{self.paper_id}: {len(self.keys)} counts"
 
 
 def facet_counts(scope):
@@ -130,234 +93,85 @@ def layer_quarters_and_total(layer_id):
     return quarters, total
 
 
-def memberships(paper_ids, now, apps=None):
-    """{paper id: set of keys} of these papers (a list of ids) as their rows are now (papers
-    counted nowhere, drafts among them, are left out)."""
-    from citations.models import Paper, TaggedPaper
+def counted_now(tags=None, layers=None, apps=None):
+    """{(scope, dimension, value, quarter): count} of the papers as they are now, above zero:
+    every count, or only the tag counts of `tags`, or only the counts that layers `layers`
+    move (theirs and "no-layer")."""
+    models_from = (apps or django_apps).get_model
+    paper_model = models_from("citations", "Paper")
+    on_layers = paper_model.layers.through.objects.filter(published_q("paper__"))
+    public = paper_model._base_manager.filter(published_q())
+    indexed = public.filter(in_research_index=True)
+    counts = collections.Counter()
 
-    if apps is not None:
-        Paper = apps.get_model("citations", "Paper")
-        TaggedPaper = apps.get_model("citations", "TaggedPaper")
-    papers = Paper._base_manager.filter(published_q(now=now), pk__in=paper_ids)
-    found = {}
-    indexed = set()
-    quarters = {}
-    for pk, in_index, date, precision in papers.values_list(
-        "pk", "in_research_index", "publication_date", "date_precision"
-    ):
-        year = known_year(date, precision)
-        keys = found[pk] = {f"{PUBLIC}:{ALL}:0", f"{PUBLIC}:{YEAR}:{year or 0}"}
-        quarter = known_quarter(date, precision)
-        if quarter is not None:
-            quarters[pk] = quarter
-        if in_index:
-            indexed.add(pk)
-            keys.add(f"{INDEX}:{ALL}:0")
-            if year:
-                keys.add(f"{INDEX}:{YEAR}:{year}")
-    if not found:
-        return found
-    tagged = TaggedPaper.objects.filter(content_object__in=indexed)
-    for pk, tag in tagged.values_list("content_object", "tag"):
-        found[pk].add(f"{INDEX}:{TAG}:{tag}")
-    on_layers = Paper.layers.through.objects.filter(paper__in=list(found)).annotate(
-        shown=ExpressionWrapper(published_q("layer__", now), output_field=BooleanField())
+    def add(scope, dimension, rows, value, quarter=None):
+        for row in rows.annotate(n=Count("*")).order_by():
+            counts[(scope, dimension, row[value] or 0, row[quarter] if quarter else 0)] += row["n"]
+
+    if tags is None:
+        tags = layers
+        if layers is None:
+            year = known_year_expression()
+            counts[(PUBLIC, ALL, 0, 0)] = public.count()
+            counts[(INDEX, ALL, 0, 0)] = indexed.count()
+            add(PUBLIC, YEAR, public.annotate(y=year).values("y"), "y")
+            add(INDEX, YEAR, indexed.annotate(y=year).filter(y__isnull=False).values("y"), "y")
+        else:
+            on_layers = on_layers.filter(layer__in=layers)
+        shown = paper_model.layers.through.objects.filter(published_q("layer__"))
+        counts[(PUBLIC, NO_LAYER, 0, 0)] = public.exclude(
+            Exists(shown.filter(paper=OuterRef("pk")))
+        ).count()
+        add(PUBLIC, LAYER, on_layers.values("layer"), "layer")
+        indexed_on_layers = on_layers.filter(paper__in_research_index=True)
+        add(INDEX, LAYER, indexed_on_layers.values("layer"), "layer")
+        dated = on_layers.filter(
+            known_quarter_q("paper__publication_date", "paper__date_precision")
+        ).annotate(
+            q=ExtractYear("paper__publication_date") * 4
+            + ExtractQuarter("paper__publication_date")
+            - 1
+        )
+        add(PUBLIC, LAYER_QUARTER, dated.values("layer", "q"), "layer", "q")
+    if layers is None:
+        tagged = models_from("citations", "TaggedPaper").objects.filter(
+            published_q("content_object__"), content_object__in_research_index=True
+        )
+        if tags is not None:
+            tagged = tagged.filter(tag__in=tags)
+        add(INDEX, TAG, tagged.values("tag"), "tag")
+    return {key: n for key, n in counts.items() if n}
+
+
+def recount_paper_facets(tags=None, layers=None, apps=None):
+    """Count the stored figures again from the papers and replace them: all of them, or only
+    those of some tags (a tag put on or taken off a paper) or of some layers (a paper's layers
+    or a layer's publication changed). Returns how many papers are published. `apps`: a
+    migration's app registry, when called from one."""
+    count_model = (apps.get_model if apps else django_apps.get_model)(
+        "citations", "PaperFacetCount"
     )
-    shown_somewhere = set()
-    for pk, layer, shown in on_layers.values_list("paper", "layer", "shown"):
-        found[pk].add(f"{PUBLIC}:{LAYER}:{layer}")
-        if pk in quarters:
-            found[pk].add(f"{PUBLIC}:{LAYER_QUARTER}:{layer}:{quarters[pk]}")
-        if pk in indexed:
-            found[pk].add(f"{INDEX}:{LAYER}:{layer}")
-        if shown:
-            shown_somewhere.add(pk)
-    for pk in found.keys() - shown_somewhere:
-        found[pk].add(f"{PUBLIC}:{NO_LAYER}:0")
-    return found
-
-
-def recount_paper_facets(paper_ids=None, apps=None):
-    """Recount the memberships of these papers (every paper when None) and move the stored
-    sums by the difference. `apps`: a migration's app registry, when called from one."""
-    if apps is None:
-        membership_model, count_model = PaperFacetMembership, PaperFacetCount
-    else:
-        membership_model = apps.get_model("citations", "PaperFacetMembership")
-        count_model = apps.get_model("citations", "PaperFacetCount")
-    now = timezone.now()
-    if paper_ids is None:
-        return _recount_all(membership_model, count_model, now, apps)
-    ids = sorted({pk for pk in paper_ids if pk is not None})
-    for start in range(0, len(ids), BATCH):
-        chunk = ids[start : start + BATCH]
-        with transaction.atomic():
-            # Claim the rows first, so concurrent recounts of one paper take turns.
-            membership_model.objects.bulk_create(
-                [membership_model(paper_id=pk, keys=[]) for pk in chunk], ignore_conflicts=True
-            )
-            stored = dict(
-                membership_model.objects.select_for_update()
-                .filter(paper_id__in=chunk)
-                .values_list("paper_id", "keys")
-            )
-            fresh = memberships(chunk, now, apps)
-            delta = collections.Counter()
-            for pk in chunk:
-                before, after = set(stored.get(pk, ())), fresh.get(pk, set())
-                delta.update(dict.fromkeys(after - before, 1))
-                delta.subtract(dict.fromkeys(before - after, 1))
-            # Rows are updated, never deleted: a delete() would announce each row to the page
-            # cache as a content change (pagecache/caching.py), drafts' rows included.
-            membership_model.objects.bulk_create(
-                [membership_model(paper_id=pk, keys=sorted(fresh.get(pk, ()))) for pk in chunk],
-                update_conflicts=True,
-                unique_fields=["paper_id"],
-                update_fields=["keys"],
-            )
-            _move_counts(count_model, delta)
-    return len(ids)
-
-
-def _parse(key):
-    """The fields of a key ("scope:dimension:value", and ":quarter" for "layer-q")."""
-    scope, dimension, value, *quarter = key.split(":")
-    return {
-        "scope": scope,
-        "dimension": dimension,
-        "value": int(value),
-        "quarter": int(quarter[0]) if quarter else 0,
-    }
-
-
-def _move_counts(count_model, delta):
-    delta = {key: n for key, n in delta.items() if n}
-    if not delta:
-        return
-    parsed = {key: _parse(key) for key in delta}
-    count_model.objects.bulk_create(
-        [count_model(count=0, **fields) for fields in parsed.values()],
-        ignore_conflicts=True,
-    )
-    by_step = collections.defaultdict(list)
-    for key, n in delta.items():
-        by_step[n].append(parsed[key])
-    for step, keys in by_step.items():
-        rows = models.Q()
-        for fields in keys:
-            rows |= models.Q(**fields)
-        count_model.objects.filter(rows).update(count=F("count") + step)
-
-
-def _recount_all(membership_model, count_model, now, apps):
-    paper_model = apps.get_model("citations", "Paper") if apps else None
-    if paper_model is None:
-        from citations.models import Paper as paper_model
-    ids = list(
-        paper_model._base_manager.filter(published_q(now=now))
-        .order_by("pk")
-        .values_list("pk", flat=True)
-    )
-    sums = collections.Counter()
-    with transaction.atomic():
-        with connection.cursor() as cursor:  # no per-row delete signals (see above)
-            for model in (membership_model, count_model):
-                cursor.execute(f"DELETE FROM {connection.ops.quote_name(model._meta.db_table)}")
-        for start in range(0, len(ids), BATCH):
-            found = memberships(ids[start : start + BATCH], now, apps)
-            for keys in found.values():
-                sums.update(keys)
-            membership_model.objects.bulk_create(
-                [membership_model(paper_id=pk, keys=sorted(keys)) for pk, keys in found.items()]
-            )
+    table = connection.ops.quote_name(count_model._meta.db_table)
+    replaced = count_model.objects.all()
+    if tags is not None:
+        replaced = replaced.filter(dimension=TAG, value__in=tags)
+    elif layers is not None:
+        replaced = replaced.filter(
+            Q(dimension__in=(LAYER, LAYER_QUARTER), value__in=layers) | Q(dimension=NO_LAYER)
+        )
+    with transaction.atomic(), connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # Recounts take turns: a later one waits, then counts what the earlier one left.
+            # Readers are not blocked; they see the old counts until this commits.
+            cursor.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE")
+        counts = counted_now(tags, layers, apps)
+        # A raw delete: a queryset's delete() would announce each row to the page cache.
+        replaced._raw_delete(replaced.db)
         count_model.objects.bulk_create(
-            [count_model(count=n, **_parse(key)) for key, n in sums.items()],
+            [
+                count_model(scope=scope, dimension=dimension, value=value, quarter=quarter, count=n)
+                for (scope, dimension, value, quarter), n in counts.items()
+            ],
             batch_size=BATCH,
         )
-    return len(ids)
-
-
-def _fields(instance, names):
-    # As held by the instance (deferred fields left alone).
-    return tuple(instance.__dict__.get(name) for name in names)
-
-
-@receiver(post_init, sender="citations.Paper")
-def paper_loaded(sender, instance, **kwargs):
-    instance._facet_fields = _fields(instance, COUNTED_FIELDS)
-
-
-@receiver(post_save, sender="citations.Paper")
-def paper_saved(sender, instance, created, raw=False, **kwargs):
-    """A paper whose publication, index flag or date changed moves its counts (a new draft
-    is counted nowhere). Fixture loading (raw) is recounted by whoever loads."""
-    fields = _fields(instance, COUNTED_FIELDS)
-    counted = created and instance.status != "published"
-    if not raw and not counted and (created or fields != instance._facet_fields):
-        recount_paper_facets({instance.pk})
-    instance._facet_fields = fields
-
-
-@receiver(post_delete, sender="citations.Paper")
-def paper_deleted(sender, instance, **kwargs):
-    recount_paper_facets({instance.pk})
-
-
-@receiver(post_save, sender="citations.TaggedPaper")
-@receiver(post_delete, sender="citations.TaggedPaper")
-def paper_tagging_changed(sender, instance, raw=False, **kwargs):
-    if not raw:
-        recount_paper_facets({instance.content_object_id})
-
-
-@receiver(m2m_changed, sender="citations.Paper_layers")
-def paper_layers_changed(sender, instance, action, reverse, pk_set, **kwargs):
-    """A layer added to or taken off papers (from either side)."""
-    if not reverse:
-        if action in ("post_add", "post_remove", "post_clear"):
-            recount_paper_facets({instance.pk})
-    elif action == "pre_clear":
-        instance._facet_cleared_papers = set(instance.papers.values_list("pk", flat=True))
-    elif action == "post_clear":
-        recount_paper_facets(getattr(instance, "_facet_cleared_papers", set()))
-    elif action in ("post_add", "post_remove"):
-        recount_paper_facets(pk_set or set())
-
-
-def recount_layer_papers(layer_ids):
-    """Papers on these layers: a layer that appears or disappears moves the "no-layer" count
-    of the papers on it."""
-    from citations.models import Paper
-
-    through = Paper.layers.through.objects.filter(layer__in=layer_ids)
-    recount_paper_facets(set(through.values_list("paper", flat=True)))
-
-
-@receiver(bulk_publication_changed)
-def layers_published_in_bulk(sender, pks, **kwargs):
-    """A layer that appears or disappears moves the stored "no layer" count of its papers."""
-    if sender._meta.label == "bottlenecks.Layer":
-        recount_layer_papers(pks)
-
-
-@receiver(post_init, sender="bottlenecks.Layer")
-def layer_loaded(sender, instance, **kwargs):
-    instance._facet_fields = _fields(instance, LAYER_PUBLICATION_FIELDS)
-
-
-@receiver(post_save, sender="bottlenecks.Layer")
-def layer_saved(sender, instance, created, raw=False, **kwargs):
-    fields = _fields(instance, LAYER_PUBLICATION_FIELDS)
-    if not raw and not created and fields != instance._facet_fields:
-        recount_layer_papers([instance.pk])
-    instance._facet_fields = fields
-
-
-@receiver(pre_delete, sender="bottlenecks.Layer")
-def layer_deleting(sender, instance, **kwargs):
-    instance._facet_cleared_papers = set(instance.papers.values_list("pk", flat=True))
-
-
-@receiver(post_delete, sender="bottlenecks.Layer")
-def layer_deleted(sender, instance, **kwargs):
-    recount_paper_facets(getattr(instance, "_facet_cleared_papers", set()))
+    return stored_count(PUBLIC, ALL)

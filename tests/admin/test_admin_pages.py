@@ -38,7 +38,7 @@ DERIVED = {"CitationCount", "CitingTimelineCount"}
 # Found by a scan of the papers, shown on the possible duplicates page (citations/duplicates.py).
 DERIVED |= {"DuplicateScan", "PossibleDuplicatePair"}
 # A paper's place in the stored facet counts (citations/stats/facet_counts.py), recounted on change.
-DERIVED |= {"PaperFacetCount", "PaperFacetMembership"}
+DERIVED |= {"PaperFacetCount"}
 # The pieces of an import's uploaded text, shown through their run (citations/importers/runs.py).
 DERIVED |= {"ImportChunk"}
 # Sent by readers from the public site (citations/corrections/views.py); editors only decide.

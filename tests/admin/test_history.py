@@ -50,7 +50,7 @@ WITHOUT_HISTORY |= {"AuthorSlugAlias", "AuthorMerge"}
 # Derived from the edges and recounted on every change (citations/stats/counts.py), never edited.
 WITHOUT_HISTORY |= {"CitationCount", "CitingTimelineCount"}
 # A paper's place in the stored facet counts (citations/stats/facet_counts.py), recounted on change.
-WITHOUT_HISTORY |= {"PaperFacetCount", "PaperFacetMembership"}
+WITHOUT_HISTORY |= {"PaperFacetCount"}
 # Possible duplicates found by a scan, and the scans (citations/duplicates.py).
 WITHOUT_HISTORY |= {"DuplicateScan", "PossibleDuplicatePair"}
 # Readers' suggestions: an accepted one is recorded, with its reason, in the edge's history.

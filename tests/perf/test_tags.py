@@ -78,6 +78,17 @@ def test_stored_counts_follow_tagging_publication_and_deletion():
 
 
 @pytest.mark.django_db
+def test_the_recount_command_puts_tag_counts_right_after_sql_outside_the_orm():
+    """`manage.py recount_citations` is what operators run after raw SQL: it recounts every
+    stored figure, the tags' public counts among them."""
+    PaperFactory().tags.add("grpo")
+    ResearchNoteFactory().tags.add("grpo")
+    Tag.objects.update(public_paper_count=0, public_note_count=0)  # update() sends no signal
+    call_command("recount_citations", stdout=io.StringIO())
+    assert counts("grpo") == (1, 1)
+
+
+@pytest.mark.django_db
 def test_stored_counts_are_right_after_a_bulk_import():
     call_command("generate_corpus", papers=60, citations=200, seed=3, stdout=io.StringIO())
     assert Tag.objects.filter(public_paper_count__gt=0).exists()

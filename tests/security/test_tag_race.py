@@ -14,6 +14,7 @@ import pytest
 from django.db import connection
 
 from citations.models import Paper
+from citations.stats.facet_counts import counted_now, facet_counts
 from tags.models import Tag
 from tests.helpers import token_client
 
@@ -81,3 +82,34 @@ def test_concurrent_editors_creating_papers_of_one_slug_end_with_one_paper(edito
         if refused.status_code == 400:
             assert "slug" in refused.json()["errors"]
         assert Paper.objects.filter(slug=f"paper-slug{round_number}").count() == 1
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="concurrent writers need PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_editors_publishing_tagged_papers_leave_the_stored_counts_right(editor):
+    """Each save counts its figures again (citations/stats/facet_counts.py); two at once take
+    turns on the table, so neither fails and the later one counts what the earlier left."""
+    clients = [token_client(editor), token_client(editor)]
+    for round_number in range(ROUNDS // 2):
+        payloads = [
+            {
+                "title": f"Counted paper {number} of round {round_number}",
+                "status": "published",
+                "publication_date": f"{2020 + number}-01-01",
+                "summary": "A paper two editors publish at once.",
+                "url": f"https://example.org/counted/{round_number}/{number}",
+                "tags": ["counted"],
+            }
+            for number in range(2)
+        ]
+        answers = race(clients, payloads)
+        assert [answer.status_code for answer in answers] == [201, 201], answers[0].content
+    stored = {
+        (scope, dimension, value): n
+        for scope in ("index", "public")
+        for dimension, values in facet_counts(scope).items()
+        for value, n in values.items()
+    }
+    fresh = {(s, d, v): n for (s, d, v, q), n in counted_now().items() if d != "layer-q"}
+    assert stored == fresh
+    assert stored[("index", "tag", Tag.objects.get(name="counted").pk)] == ROUNDS

@@ -17,7 +17,7 @@ from web import backup_format
 # Everything, with its primary keys, except logged-in sessions (restoring logs people out) and
 # the stored facet counts, which `restore` recounts from the papers (loading the papers' layers
 # already counts them, so the dumped rows would collide with those).
-DUMPDATA_EXCLUDE = ["sessions", "citations.PaperFacetCount", "citations.PaperFacetMembership"]
+DUMPDATA_EXCLUDE = ["sessions", "citations.PaperFacetCount"]
 
 
 def postgres_environment(database):
