@@ -108,15 +108,14 @@ def counted_now(tags=None, layers=None, apps=None):
         for row in rows.annotate(n=Count("*")).order_by():
             counts[(scope, dimension, row[value] or 0, row[quarter] if quarter else 0)] += row["n"]
 
-    if tags is None:
-        tags = layers
-        if layers is None:
-            year = known_year_expression()
-            counts[(PUBLIC, ALL, 0, 0)] = public.count()
-            counts[(INDEX, ALL, 0, 0)] = indexed.count()
-            add(PUBLIC, YEAR, public.annotate(y=year).values("y"), "y")
-            add(INDEX, YEAR, indexed.annotate(y=year).filter(y__isnull=False).values("y"), "y")
-        else:
+    if tags is None and layers is None:
+        year = known_year_expression()
+        counts[(PUBLIC, ALL, 0, 0)] = public.count()
+        counts[(INDEX, ALL, 0, 0)] = indexed.count()
+        add(PUBLIC, YEAR, public.annotate(y=year).values("y"), "y")
+        add(INDEX, YEAR, indexed.annotate(y=year).filter(y__isnull=False).values("y"), "y")
+    if tags is None:  # every layer's counts, or those of `layers`
+        if layers is not None:
             on_layers = on_layers.filter(layer__in=layers)
         shown = paper_model.layers.through.objects.filter(published_q("layer__"))
         counts[(PUBLIC, NO_LAYER, 0, 0)] = public.exclude(
@@ -133,7 +132,7 @@ def counted_now(tags=None, layers=None, apps=None):
             - 1
         )
         add(PUBLIC, LAYER_QUARTER, dated.values("layer", "q"), "layer", "q")
-    if layers is None:
+    if layers is None:  # every tag's counts, or those of `tags`
         tagged = models_from("citations", "TaggedPaper").objects.filter(
             published_q("content_object__"), content_object__in_research_index=True
         )
@@ -146,11 +145,9 @@ def counted_now(tags=None, layers=None, apps=None):
 def recount_paper_facets(tags=None, layers=None, apps=None):
     """Count the stored figures again from the papers and replace them: all of them, or only
     those of some tags (a tag put on or taken off a paper) or of some layers (a paper's layers
-    or a layer's publication changed). Returns how many papers are published. `apps`: a
-    migration's app registry, when called from one."""
-    count_model = (apps.get_model if apps else django_apps.get_model)(
-        "citations", "PaperFacetCount"
-    )
+    or a layer's publication changed). Returns how many counts it stored. `apps`: a migration's
+    app registry, when called from one."""
+    count_model = (apps or django_apps).get_model("citations", "PaperFacetCount")
     table = connection.ops.quote_name(count_model._meta.db_table)
     replaced = count_model.objects.all()
     if tags is not None:
@@ -174,4 +171,4 @@ def recount_paper_facets(tags=None, layers=None, apps=None):
             ],
             batch_size=BATCH,
         )
-    return stored_count(PUBLIC, ALL)
+    return len(counts)

@@ -18,7 +18,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         self.stdout.write(f"Recounted {recount_citations():,} papers.")
         self.stdout.write(
-            f"Counted {recount_paper_facets():,} published papers by year, tag and layer."
+            f"Stored {recount_paper_facets():,} counts of papers by year, tag and layer."
         )
         self.stdout.write(f"Recounted the public papers and notes of {recount_tags():,} tags.")
         self.stdout.write(f"Assigned {len(assign_cite_keys()):,} missing cite keys.")
