@@ -63,11 +63,16 @@ def tagging_changed(sender, instance, raw=False, **kwargs):
 
 
 def paper_layers_changed(sender, instance, action, reverse, pk_set, **kwargs):
-    """Layers put on or taken off papers, from either side (a clear from the paper's side
-    names no layer: all are counted again)."""
-    if action in ("post_add", "post_remove", "post_clear"):
-        layers = {instance.pk} if reverse else pk_set
-        recount_paper_facets(layers=layers) if layers else recount_paper_facets()
+    """Layers put on or taken off papers, from either side. A clear from the paper's side
+    names no layer, so every layer is counted again; an add of layers already there, none."""
+    if action not in ("post_add", "post_remove", "post_clear"):
+        return
+    if reverse:
+        recount_paper_facets(layers={instance.pk})
+    elif pk_set is None:
+        recount_paper_facets()
+    elif pk_set:
+        recount_paper_facets(layers=pk_set)
 
 
 def layer_saved(sender, instance, created, raw=False, **kwargs):
