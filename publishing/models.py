@@ -53,12 +53,11 @@ class PublicationState(models.TextChoices):
     EXPIRED = "expired", "Expired"
 
 
-def published_q(prefix="", now=None, expiry=True):
+def published_q(prefix=""):
     """The published rule as a Q, for this model (``prefix=""``) or across a relation
     (``published_q("citing_paper__")``): the one place the rule is spelled out. The status
     alone: scheduled publications and expiries change it when they come due (`manage.py
-    publish_scheduled`), so the rule does not move with the clock. `now` and `expiry` are
-    accepted for the callers written when it did, and change nothing."""
+    publish_scheduled`), so the rule does not move with the clock."""
     return Q(**{f"{prefix}status": Status.PUBLISHED})
 
 
@@ -74,14 +73,13 @@ class PublishableQuerySet(models.QuerySet):
     def drafts(self):
         return self.exclude(pk__in=self.published().values("pk"))
 
-    def hidden_pks(self, now=None):
-        """The primary keys of the rows not public (`now` is accepted and changes nothing):
-        when few rows are hidden, checking a big table against this short list beats joining
-        every row to its status."""
+    def hidden_pks(self):
+        """The primary keys of the rows not public: when few rows are hidden, checking a big
+        table against this short list beats joining every row to its status."""
         return self.exclude(status=Status.PUBLISHED).order_by().values("pk")
 
-    def scheduled(self, now=None):
-        """Rows set to appear later (`now` is accepted and changes nothing)."""
+    def scheduled(self):
+        """Rows set to appear later."""
         return self.filter(status=Status.SCHEDULED)
 
     def with_publication_state(self, state, now=None):

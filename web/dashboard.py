@@ -99,12 +99,12 @@ def unclassified_by_hub():
     ]
 
 
-def scheduled(models, now):
+def scheduled(models):
     """Per model, how many items are scheduled (a link to the list of them), then the next
     ones to appear, each with its time and a link to its change form."""
     counts, items = [], []
     for model in models:
-        rows = model._default_manager.scheduled(now)
+        rows = model._default_manager.scheduled()
         count = rows.count()
         if not count:
             continue
@@ -249,7 +249,7 @@ def editor_dashboard(request, now=None):
             "No draft revisions are waiting.",
             draft_revisions(models),
         ),
-        Section("Scheduled", "Nothing is scheduled.", scheduled(models, now)),
+        Section("Scheduled", "Nothing is scheduled.", scheduled(models)),
     ]
     if "ResearchNote" in names:
         today = timezone.localdate(now)

@@ -99,11 +99,7 @@ def recount_citations(paper_ids=None, apps=None):
         papers = papers.filter(pk__in={pk for pk in paper_ids if pk is not None})
     ids = list(papers)
     now = timezone.now()
-    # A migration's models may predate the expiry field (publishing/).
-    expiry = any(field.name == "unpublish_at" for field in Citation._meta.get_fields())
-    public = Citation.objects.filter(
-        published_q(now=now, expiry=expiry), published_q("citing_paper__", now, expiry)
-    )
+    public = Citation.objects.filter(published_q(), published_q("citing_paper__"))
     timeline_groups = {}
     if timeline_model is not None:
         timeline_groups = {
