@@ -8,7 +8,7 @@ expression in a query), so no surface decides on its own what is known. No model
 here: the stored counts (facet_counts.py), which the models import, use it too."""
 
 from django.db.models import Case, IntegerField, Q, TextChoices, When
-from django.db.models.functions import ExtractYear
+from django.db.models.functions import ExtractQuarter, ExtractYear
 from django.utils.formats import date_format
 
 
@@ -35,15 +35,6 @@ def known_year(date, precision):
     """The year, where it is a fact; else None."""
     date = known_date(date, precision)
     return date.year if date else None
-
-
-def known_quarter(date, precision):
-    """The quarter as year * 4 + quarter - 1 where it is a fact (a day or a month: a year
-    alone has no quarter); else None."""
-    date = known_date(date, precision)
-    if date is None or KNOWN_PARTS[precision] < 2:
-        return None
-    return date.year * 4 + (date.month - 1) // 3
 
 
 def date_parts(date, precision):
@@ -79,6 +70,12 @@ def known_quarter_q(field="publication_date", precision="date_precision"):
     return Q(**{f"{field}__isnull": False}) & Q(
         **{f"{precision}__in": [DatePrecision.DAY, DatePrecision.MONTH]}
     )
+
+
+def quarter_number_expression(field="publication_date"):
+    """The quarter of a date as year * 4 + quarter - 1, as a query expression (the stored
+    facet counts' key): for rows whose quarter is a fact, those of `known_quarter_q()`."""
+    return ExtractYear(field) * 4 + ExtractQuarter(field) - 1
 
 
 def known_year_expression(prefix=""):

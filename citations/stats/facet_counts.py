@@ -27,9 +27,8 @@ import datetime
 from django.apps import apps as django_apps
 from django.db import connection, models, transaction
 from django.db.models import Count, Exists, OuterRef, Q
-from django.db.models.functions import ExtractQuarter, ExtractYear
 
-from citations.dates import known_quarter_q, known_year_expression
+from citations.dates import known_quarter_q, known_year_expression, quarter_number_expression
 from publishing.models import published_q
 
 BATCH = 2000
@@ -126,11 +125,7 @@ def counted_now(tags=None, layers=None, apps=None):
         add(INDEX, LAYER, indexed_on_layers.values("layer"), "layer")
         dated = on_layers.filter(
             known_quarter_q("paper__publication_date", "paper__date_precision")
-        ).annotate(
-            q=ExtractYear("paper__publication_date") * 4
-            + ExtractQuarter("paper__publication_date")
-            - 1
-        )
+        ).annotate(q=quarter_number_expression("paper__publication_date"))
         add(PUBLIC, LAYER_QUARTER, dated.values("layer", "q"), "layer", "q")
     if layers is None:  # every tag's counts, or those of `tags`
         tagged = models_from("citations", "TaggedPaper").objects.filter(
