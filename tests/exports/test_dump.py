@@ -82,9 +82,8 @@ def test_the_archive_is_documented_checksummed_and_public_only(demo, tmp_path):
         assert "classified_by" not in archive.read(f"{root}/jsonl/citations.jsonl").decode()
 
 
-def test_a_tampered_archive_is_refused(demo, tmp_path):
-    call_command("export_dump", output=str(tmp_path), verbosity=0)
-    path = next(tmp_path.glob("*.zip"))
+def test_a_tampered_archive_is_refused(demo_archive, tmp_path):
+    path = demo_archive
     bad = tmp_path / "bad.zip"
     with zipfile.ZipFile(path) as source, zipfile.ZipFile(bad, "w") as target:
         for name in source.namelist():

@@ -17,12 +17,6 @@ from tests.exports.test_dump import empty_the_database
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def archive(demo, tmp_path):
-    call_command("export_dump", output=str(tmp_path), verbosity=0)
-    return next(tmp_path.glob("rlscaling-dump-*.zip"))
-
-
 def rewritten(path, out, change=None, extra=None):
     """A copy of the archive with `change(name, data)` applied and `extra` {name: data} added,
     its SHA256SUMS rewritten to match: a crafted archive, consistent with itself."""
@@ -55,13 +49,13 @@ ATTACKER = {
 }
 
 
-def test_a_row_of_another_model_is_refused_and_nothing_is_loaded(archive, tmp_path):
+def test_a_row_of_another_model_is_refused_and_nothing_is_loaded(demo_archive, tmp_path):
     def smuggle(name, data):
         if name == "jsonl/papers.jsonl":
             return data + (json.dumps(ATTACKER) + "\n").encode()
         return data
 
-    crafted = rewritten(archive, tmp_path / "crafted.zip", smuggle)
+    crafted = rewritten(demo_archive, tmp_path / "crafted.zip", smuggle)
     empty_the_database()
     with pytest.raises(CommandError, match="auth.user"):
         call_command("import_dump", str(crafted), verbosity=0)
@@ -69,18 +63,18 @@ def test_a_row_of_another_model_is_refused_and_nothing_is_loaded(archive, tmp_pa
     assert not Paper.objects.exists()
 
 
-def test_a_table_the_dump_does_not_publish_is_refused(archive, tmp_path):
+def test_a_table_the_dump_does_not_publish_is_refused(demo_archive, tmp_path):
     extra = {"jsonl/users.jsonl": (json.dumps(ATTACKER) + "\n").encode()}
-    crafted = rewritten(archive, tmp_path / "crafted.zip", extra=extra)
+    crafted = rewritten(demo_archive, tmp_path / "crafted.zip", extra=extra)
     empty_the_database()
     with pytest.raises(CommandError, match="users"):
         call_command("import_dump", str(crafted), verbosity=0)
     assert not User.objects.filter(username="intruder").exists()
 
 
-def test_a_file_missing_from_the_checksums_is_refused(archive, tmp_path):
+def test_a_file_missing_from_the_checksums_is_refused(demo_archive, tmp_path):
     crafted = tmp_path / "unlisted.zip"
-    with zipfile.ZipFile(archive) as source, zipfile.ZipFile(crafted, "w") as target:
+    with zipfile.ZipFile(demo_archive) as source, zipfile.ZipFile(crafted, "w") as target:
         for name in source.namelist():
             data = source.read(name)
             if name.endswith("SHA256SUMS"):
@@ -94,22 +88,22 @@ def test_a_file_missing_from_the_checksums_is_refused(archive, tmp_path):
     assert not Paper.objects.exists()
 
 
-def test_an_entry_over_the_bound_is_refused_before_it_is_read(archive, tmp_path, settings):
+def test_an_entry_over_the_bound_is_refused_before_it_is_read(demo_archive, tmp_path, settings):
     settings.DUMP_MAX_ENTRY_BYTES = 1000
     empty_the_database()
     with pytest.raises(CommandError, match="larger than"):
-        call_command("import_dump", str(archive), verbosity=0)
+        call_command("import_dump", str(demo_archive), verbosity=0)
     assert not Paper.objects.exists()
 
 
-def test_a_database_with_content_is_refused_unless_asked(archive):
+def test_a_database_with_content_is_refused_unless_asked(demo_archive):
     titles = sorted(Paper.objects.values_list("title", flat=True))
     Paper.objects.filter(pk=Paper.objects.first().pk).update(title="An editor's title")
     with pytest.raises(CommandError, match="already holds"):
-        call_command("import_dump", str(archive), verbosity=0)
+        call_command("import_dump", str(demo_archive), verbosity=0)
     assert Paper.objects.filter(title="An editor's title").exists()
 
-    call_command("import_dump", str(archive), "--overwrite", verbosity=0)
+    call_command("import_dump", str(demo_archive), "--overwrite", verbosity=0)
     assert sorted(Paper.objects.values_list("title", flat=True)) == titles
 
 

@@ -23,13 +23,20 @@ PANDAS_TYPES = {
 }
 
 
+_files = {}
+
+
 @pytest.fixture
 def dump(demo, tmp_path):
-    PaperFactory(title="A draft that stays out", draft=True, arxiv_id="2512.99010")
-    call_command("export_dump", output=str(tmp_path), verbosity=0)
-    (archive,) = tmp_path.glob("rlscaling-dump-*.zip")
-    with zipfile.ZipFile(archive) as opened:
-        return {name.split("/", 1)[1]: opened.read(name) for name in opened.namelist()}
+    """The files of the demo's dump with a draft beside it. Every test reads the same archive,
+    so it is exported once per test process (the demo is the same in every test)."""
+    if not _files:
+        PaperFactory(title="A draft that stays out", draft=True, arxiv_id="2512.99010")
+        call_command("export_dump", output=str(tmp_path), verbosity=0)
+        (archive,) = tmp_path.glob("rlscaling-dump-*.zip")
+        with zipfile.ZipFile(archive) as opened:
+            _files.update({name.split("/", 1)[1]: opened.read(name) for name in opened.namelist()})
+    return _files
 
 
 def typed_frame(files, resource):

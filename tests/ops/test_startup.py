@@ -77,15 +77,6 @@ def test_demo_rows_that_are_missing_are_added(demo, capsys):
     assert "added" in capsys.readouterr().out
 
 
-def test_load_demo_into_an_empty_database_then_again_writes_nothing(capsys):
-    call_command("load_demo")
-    assert Paper.objects.filter(slug=ART_OF_SCALING).exists()
-    history = Paper.history.count()
-    call_command("load_demo")
-    assert Paper.history.count() == history
-    assert "nothing missing" in capsys.readouterr().out
-
-
 def test_reset_lists_what_it_overwrites_and_changes_nothing_when_refused(
     demo, editor_api, monkeypatch, capsys
 ):
