@@ -8,8 +8,6 @@ tags, guide sections, identifiers, slug aliases, analysis steps), whose every sa
 live, it lets a user write it at all. Editors hold them all; contributors none, so they write
 drafts and submit them for review, and an editor publishes."""
 
-from django.core.exceptions import PermissionDenied
-
 LIVE_CHANGE_REFUSED = (
     "Only editors with the publish permission can change what readers see; save your work "
     "as a draft or submit it for review."
@@ -29,12 +27,6 @@ def may_change_live(user, model):
         and getattr(user, "is_authenticated", False)
         and user.has_perm(publish_permission(model))
     )
-
-
-def require_live_change(user, model, message=LIVE_CHANGE_REFUSED):
-    """PermissionDenied (a 403 at every door) unless `user` may change live rows of `model`."""
-    if not may_change_live(user, model):
-        raise PermissionDenied(message)
 
 
 class LiveRowsAdminMixin:

@@ -9,23 +9,10 @@ notes/signals.py), bulk paths (publish()/unpublish() on querysets, generate_corp
 importers) themselves; an item whose scheduled publication or expiry comes due is saved by
 `manage.py publish_scheduled`, which moves its tags' counts through the same receivers."""
 
-import functools
-import operator
-
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models import Count, Prefetch, Q
 
 from publishing.models import published_q
 from tags.models import Tag
-
-
-def tags_on(*querysets):
-    """Tags carried by at least one row of any of `querysets` (papers or research notes): per
-    tag a semi-join over the typed through table that stops at the first tagged row."""
-    carried = [
-        Exists(rows.filter(tagged_items__tag=OuterRef("pk")).order_by().values("pk"))
-        for rows in querysets
-    ]
-    return Tag.objects.filter(functools.reduce(operator.or_, carried))
 
 
 def tag_list():
