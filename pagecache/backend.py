@@ -108,6 +108,3 @@ class ResilientRedisCache(RedisCache):
         first: (requests counted, seconds left), one round trip (the API throttles)."""
         count, left = self._cache.count_in_window(self.make_and_validate_key(key), seconds)
         return count, seconds_left(left, seconds)
-
-    def is_down(self):
-        return time.monotonic() < self._cache.down_until

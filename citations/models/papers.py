@@ -672,11 +672,6 @@ class Paper(Publishable):
         # Hubs flagged before the limit may have more; the page shows the limit's worth.
         return sorted(edges, key=newest_first)[:REPRESENTATIVE_LIMIT]
 
-    def citing_papers(self, role=None, polarity=None):
-        """The published papers citing this one, optionally by citation role and/or polarity."""
-        edges = self.public_citations_received().with_role_and_polarity(role, polarity)
-        return Paper.objects.published().filter(pk__in=edges.values("citing_paper"))
-
     def citation_summary(self, groups=None):
         """The hub's figures, added up from its stored citing timeline (`citing_groups()`, a
         few hundred rows on any hub): every explorer page and the API hub call show them.
