@@ -79,7 +79,7 @@ def _clean(compute, values):
     return compute[order], values[order]
 
 
-def _precheck(kind, compute, values):
+def _precheck(compute, values):
     """The reason to refuse before fitting, or ""."""
     n = len(compute)
     if n < MIN_POINTS:
@@ -145,7 +145,7 @@ def fit_sigmoid(compute, values, resamples=BOOTSTRAP_RESAMPLES, seed=SEED):
     """The ScaleRL sigmoid fitted to the points, or the reason it is refused."""
     compute, values = _clean(compute, values)
     outcome = FitOutcome(kind="sigmoid", points_count=len(compute))
-    reason = _precheck("sigmoid", compute, values)
+    reason = _precheck(compute, values)
     if reason:
         outcome.reason_refused = reason
         return outcome
@@ -213,7 +213,7 @@ def fit_power(compute, values, resamples=BOOTSTRAP_RESAMPLES, seed=SEED):
     """A power law R = a · C^b fitted to the points, or the reason it is refused."""
     compute, values = _clean(compute, values)
     outcome = FitOutcome(kind="power", points_count=len(compute))
-    reason = _precheck("power", compute, values)
+    reason = _precheck(compute, values)
     if not reason and np.any(values <= 0):
         reason = "A power law needs positive values; some points are zero or negative."
     if reason:
