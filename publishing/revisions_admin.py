@@ -195,6 +195,15 @@ class DraftRevisionAdminMixin:
         }
         return {"m2m": snapshot_relations(obj)["m2m"], "rows": rows}
 
+    def _render_unsaved(self, request, object_id, form_url, context):
+        """The posted form rendered back with `context`, nothing saved."""
+        request._loading_draft_revision = True  # the form is rendered, never saved
+        try:
+            with transaction.atomic(using=router.db_for_write(self.model)):
+                return self._changeform_view(request, object_id, form_url, context)
+        finally:
+            request._loading_draft_revision = False
+
     def _ask_about_conflicts(self, request, object_id, form_url, context, conflicts):
         """Publishing a draft revision over fields changed live since, without a choice for
         each: nothing is saved; the form comes back asking, both values shown."""
@@ -211,12 +220,7 @@ class DraftRevisionAdminMixin:
             "draft_revision_loaded": True,
             "draft_row_bases": row_bases(request.POST),
         }
-        request._loading_draft_revision = True  # the form is rendered, never saved
-        try:
-            with transaction.atomic(using=router.db_for_write(self.model)):
-                return self._changeform_view(request, object_id, form_url, context)
-        finally:
-            request._loading_draft_revision = False
+        return self._render_unsaved(request, object_id, form_url, context)
 
     def _refuse_stale_draft_revision(
         self, request, obj, revision, object_id, form_url, extra_context
@@ -248,12 +252,7 @@ class DraftRevisionAdminMixin:
             "other_draft_revision": revision.differences(request.POST) if revision else [],
             "draft_revision_loaded": False,
         }
-        request._loading_draft_revision = True  # the form is rendered, never saved
-        try:
-            with transaction.atomic(using=router.db_for_write(self.model)):
-                return self._changeform_view(request, object_id, form_url, context)
-        finally:
-            request._loading_draft_revision = False
+        return self._render_unsaved(request, object_id, form_url, context)
 
     def _render_with_draft(self, request, object_id, revision, obj, form_url, extra_context):
         """The change form bound to the draft revision's data (Django's own rendering: the POST
