@@ -20,7 +20,6 @@ from publishing.models import StaleEditError
 from publishing.permissions import LIVE_CHANGE_REFUSED, may_change_live
 
 UNCLASSIFIED = Q(role__isnull=True) | Q(polarity__isnull=True)
-SKIP_KEY = "ArrowRight"
 
 
 def unclassified_edges(paper):

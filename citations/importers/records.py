@@ -11,9 +11,6 @@ from citations.identifiers import arxiv_id_from_doi, normalise_arxiv_id, normali
 from citations.importers.wording import date_not_read
 from citations.models.papers import MAX_ABSTRACT_LENGTH
 
-# Identifier schemes a paper can be found by, strongest first (the order matching tries them).
-SCHEMES = ("arxiv", "doi", "openalex", "s2")
-
 
 class BadImportFile(ValueError):
     """A file or pasted text that cannot be imported; the message names the record or line."""
