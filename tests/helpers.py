@@ -76,6 +76,11 @@ def fixture_text(name):
     return (IMPORT_FIXTURES / name).read_text(encoding="utf-8")
 
 
+def changes_nothing(plan):
+    """Every paper and edge of an import plan is skipped: applying it would write nothing."""
+    return all(step.action == "skip" for step in [*plan.papers, *plan.edges])
+
+
 def run_import(*names, apply=True, publish=False):
     """Parse the named fixture files together, plan and (by default) apply; returns the plan."""
     records = [record for name in names for record in parse(fixture_text(name))]

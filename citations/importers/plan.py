@@ -146,10 +146,6 @@ class Plan:
             counts[key] = counts.get(key, 0) + 1
         return counts
 
-    @property
-    def changes_anything(self):
-        return any(step.action != "skip" for step in [*self.papers, *self.edges])
-
     def report(self, applied=False):
         """The dry run's text (or, `applied`, what was done): a summary, then a line a step."""
         papers, edges = plural(len(self.papers), "paper"), plural(len(self.edges), "edge")

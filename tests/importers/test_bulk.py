@@ -15,6 +15,7 @@ from citations.importers.bulk import bulk_import, record_batches
 from citations.importers.runs import ImportRun
 from citations.models import Author, Citation, CitationCount, Paper
 from tests.factories import PaperFactory
+from tests.helpers import changes_nothing
 
 pytestmark = pytest.mark.django_db
 
@@ -156,7 +157,7 @@ def test_re_running_the_file_changes_nothing(roles):
     # Notes say what the file holds that is not imported (OpenAlex's counts); they change nothing.
     assert set(again.counts) - {"more notes"} == {"skip", "edge skip"}
     # And the ordinary path agrees that there is nothing to do.
-    assert not make_plan(parse(text, "openalex")).changes_anything
+    assert changes_nothing(make_plan(parse(text, "openalex")))
 
 
 def test_new_papers_are_drafts_with_their_identifiers_authors_and_provenance(roles):
