@@ -47,7 +47,7 @@ BATCH = 500
 def public_edges(hidden=None):
     """The public edges: published, between published papers. `hidden`: the papers not
     public, when the caller read them already; checked against that short list instead of
-    joining every edge to both of its papers (as `CitationQuerySet.public_into`)."""
+    joining every edge to both of its papers."""
     if hidden is None:
         hidden = list(Paper.objects.hidden_pks().values_list("pk", flat=True))
     # Not `status = 'published'`: SQLite then walks the status index through every edge

@@ -11,7 +11,6 @@ from django.core.validators import (
 )
 from django.db import IntegrityError, connection, models, transaction
 from django.db.models import (
-    Count,
     Exists,
     F,
     OuterRef,
@@ -20,7 +19,7 @@ from django.db.models import (
     Value,
     prefetch_related_objects,
 )
-from django.db.models.functions import Lower, TruncQuarter
+from django.db.models.functions import Lower
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -688,9 +687,10 @@ class Paper(Publishable):
         return CitingTimeline(self.citing_groups() if groups is None else groups)
 
     def citing_groups(self):
-        """The rows of `Citation.objects.public_into(self).by_quarter()`, as stored by the last
-        recount (citations/stats/counts.py): a few hundred rows on any hub, where counting them read
-        every edge. No rows for a paper that is not public (it has no public edges)."""
+        """The paper's public citing edges counted per quarter, date precision, role and
+        polarity, as stored by the last recount (citations/stats/counts.py): a few hundred rows
+        on any hub, where counting them read every edge. No rows for a paper that is not public
+        (it has no public edges)."""
         rows = CitingTimelineCount.objects.filter(published_q("paper__"), paper=self)
         return list(rows.values(*CITING_GROUP_FIELDS))
 
@@ -917,16 +917,6 @@ class CitationQuerySet(PublishableQuerySet):
             published_q(), published_q("citing_paper__"), published_q("cited_paper__")
         )
 
-    def public_into(self, paper):
-        """The same rows as `public().filter(cited_paper=paper)`, planned for a hub with tens of
-        thousands of citing papers: the citing papers' status is checked against the few papers
-        that are not public (NOT IN a hashed list read from two small partial indexes) rather
-        than by joining every edge to the paper table. With the covering index of migration 0003
-        it is an index-only scan: ~60 ms instead of ~350 ms on a 38,000-edge hub."""
-        return self.filter(published_q(), published_q("cited_paper__"), cited_paper=paper).exclude(
-            citing_paper__in=Paper.objects.hidden_pks()
-        )
-
     def publish(self):
         return self._recounting(super().publish)
 
@@ -953,21 +943,6 @@ class CitationQuerySet(PublishableQuerySet):
         papers), so PostgreSQL can walk the papers' date index and stop after a page instead
         of sorting every edge of a hub."""
         return self.order_by(F(f"{end}__publication_date").desc(nulls_last=True), f"{end}_id")
-
-    def by_quarter(self):
-        """The edges counted in one GROUP BY: per quarter of the citing paper's publication
-        date, with the precision of that date (a year-only date has no real quarter), per role
-        and per polarity (each with its name and order; NULL while unclassified). The rows of
-        a `CitingTimeline` (citations/stats/timeline.py)."""
-        return (
-            self.values(
-                *CITING_GROUP_FIELDS[2:-1],
-                date_precision=F("citing_paper__date_precision"),
-                quarter=TruncQuarter("citing_paper__publication_date"),
-            )
-            .annotate(count=Count("*"))
-            .order_by()
-        )
 
     def citing_text(self, text):
         """Edges whose citing paper matches `text` as `Paper.objects.search` finds papers, or

@@ -56,10 +56,10 @@ class CitationCount(models.Model):
 
 
 class CitingTimelineCount(models.Model):
-    """One group of a paper's public citing edges, as `CitationQuerySet.by_quarter()` counts
-    them: the quarter of the citing paper's date (NULL when it has none), that date's
-    precision, the role and the polarity (NULL while unclassified). Written by
-    `recount_citations()` only; a draft paper's rows are never read (`Paper.citing_groups`)."""
+    """One group of a paper's public citing edges: the quarter of the citing paper's date
+    (NULL when it has none), that date's precision, the role and the polarity (NULL while
+    unclassified). Written by `recount_citations()` only; a draft paper's rows are never
+    read (`Paper.citing_groups`)."""
 
     recomputed = True  # counted again when a deleted paper is recovered, never restored
 

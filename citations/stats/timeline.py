@@ -97,7 +97,7 @@ class Bucket:
 class CitingTimeline:
     """A paper's public citing papers by quarter (every quarter from the first to the last,
     empty ones too), by year for those dated only to a year, and undated, each counted by role
-    and by polarity. Made from the rows of `CitationQuerySet.by_quarter()`."""
+    and by polarity. Made from a paper's stored citing groups (`Paper.citing_groups()`)."""
 
     def __init__(self, groups):
         quarters, years, self.undated, self.overall = {}, {}, Bucket(), Bucket()
