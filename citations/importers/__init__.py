@@ -143,15 +143,21 @@ def _record_batches(path, format, size):
             for start in range(0, len(records), size):
                 yield records[start : start + size]
             return
-        chunk = []
-        for number, line in enumerate(lines, 1):
-            if line.strip():
-                chunk.append((number, line))
-            if len(chunk) >= size:
-                yield _parse_lines(chunk, format)
-                chunk = []
-        if chunk:
+        for chunk in numbered_chunks(lines, size):
             yield _parse_lines(chunk, format)
+
+
+def numbered_chunks(lines, size):
+    """Lists of at most `size` (line number, line) pairs: the lines that are not blank."""
+    chunk = []
+    for number, line in enumerate(lines, 1):
+        if line.strip():
+            chunk.append((number, line))
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def _parse_lines(chunk, format):

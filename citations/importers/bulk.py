@@ -135,16 +135,9 @@ def is_big(lines):
 def record_batches(lines, size=BATCH_SIZE, name=""):
     """Lists of at most `size` OpenAlex records from JSONL lines, parsed as they are read: only
     one batch of lines and records is held at a time. Errors name the line (and the file)."""
-    from citations.importers import _parse_lines
+    from citations.importers import _parse_lines, numbered_chunks
 
-    chunk = []
-    for number, line in enumerate(lines, 1):
-        if line.strip():
-            chunk.append((number, line))
-        if len(chunk) >= size:
-            yield _parsed(chunk, name, _parse_lines)
-            chunk = []
-    if chunk:
+    for chunk in numbered_chunks(lines, size):
         yield _parsed(chunk, name, _parse_lines)
 
 
