@@ -30,10 +30,6 @@ def authors_with_published_papers():
     return Author.objects.with_published_papers()
 
 
-def published_papers_of(author):
-    return Paper.objects.published().filter(authorships__author=author)
-
-
 def co_authors(author, limit=CO_AUTHORS_SHOWN):
     """The authors sharing most published papers with `author`: [(name, slug, shared)]."""
     rows = (
@@ -87,7 +83,8 @@ def author_detail(request, slug):
         query = request.META.get("QUERY_STRING")
         url = renamed.get_absolute_url()
         return redirect(f"{url}?{query}" if query else url, permanent=True)
-    papers = published_papers_of(author).with_stored_counts().with_list_foot().newest_first()
+    papers = Paper.objects.published().filter(authorships__author=author)
+    papers = papers.with_stored_counts().with_list_foot().newest_first()
     per_year, undated = citing_per_year(author)
     context = {
         "nav": "research",

@@ -163,15 +163,10 @@ def visible_paper(request, slug):
     return get_object_or_404(Paper.objects.visible_to(request.user).with_authors(), slug=slug)
 
 
-def paper_json_ld(paper):
-    """The paper's JSON-LD with its newest typed citations each way."""
-    return scholarly_article(paper, with_citations=True)
-
-
 def paper_representation(request, paper, media_type):
     if media_type == JSON_LD:
         response = JsonResponse(
-            paper_json_ld(paper),
+            scholarly_article(paper, with_citations=True),
             content_type=f"{JSON_LD}; charset=utf-8",
             json_dumps_params={"ensure_ascii": False, "indent": 2},
         )
