@@ -814,9 +814,6 @@ class Diagnosis:
             return test.runs[:limit]
         return self.runs()[:limit]
 
-    def evidence_without_source(self):
-        return [claim for claim in self.plan_claims() if not claim.has_source_on_record]
-
     # -- export ------------------------------------------------------------------------
 
     def as_data(self, absolute):
