@@ -11,11 +11,6 @@ from citations.models import Citation, CitationPolarity, CitationRole, CitationS
 from publishing.history import fit_change_reason
 
 
-class CorrectionSuggestionQuerySet(models.QuerySet):
-    def pending(self):
-        return self.filter(status=CorrectionSuggestion.Status.PENDING)
-
-
 class CorrectionSuggestion(models.Model):
     shown_to_readers = False  # no public page shows it (publishing.signals.shown_to_readers)
 
@@ -45,8 +40,6 @@ class CorrectionSuggestion(models.Model):
         on_delete=models.SET_NULL,
         related_name="+",
     )
-
-    objects = CorrectionSuggestionQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
