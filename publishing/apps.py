@@ -14,11 +14,10 @@ class PublishingConfig(AppConfig):
 
     def ready(self):
         from publishing import signals
-        from publishing.editors import clean_editorial_text, sync_editors_group
+        from publishing.editors import clean_editorial_text, sync_after_last_app
 
         pre_save.connect(clean_editorial_text, dispatch_uid="publishing.clean_editorial_text")
 
         signals.connect()
 
-        # After the last app's migrations, when every model permission exists.
-        post_migrate.connect(sync_editors_group, dispatch_uid="publishing.sync_editors_group")
+        post_migrate.connect(sync_after_last_app, dispatch_uid="publishing.sync_editors_group")

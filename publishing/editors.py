@@ -4,6 +4,7 @@ and "Contributors" (write drafts and submit them for review; publishing is left 
 
 import re
 
+from django.apps import apps
 from django.contrib.auth.models import Group, Permission
 from django.contrib.contenttypes.models import ContentType
 from django.db import models
@@ -20,8 +21,6 @@ CONTRIBUTOR_ACTIONS = ("view", "add", "change")
 def live_models():
     """The models whose rows readers see: the publishable ones, and those without drafts (a
     saved row is live at once: vocabularies, authors, tags, guide sections, identifiers)."""
-    from django.apps import apps
-
     from publishing.models import Publishable
     from publishing.signals import shown_to_readers
 
@@ -39,19 +38,33 @@ def sync_publish_permissions():
     Created here rather than in each model's Meta so that no model needs a migration for it."""
     from publishing.models import Publishable
 
+    wanted = {}
     for model in live_models():
         content_type = ContentType.objects.get_for_model(model)
         verb = "publish" if issubclass(model, Publishable) else "change live"
-        Permission.objects.get_or_create(
-            content_type=content_type,
-            codename=f"publish_{model._meta.model_name}",
-            defaults={"name": f"Can {verb} {model._meta.verbose_name}"[:255]},
+        codename = f"publish_{model._meta.model_name}"
+        name = f"Can {verb} {model._meta.verbose_name}"[:255]
+        wanted[content_type.pk, codename] = Permission(
+            content_type=content_type, codename=codename, name=name
         )
+    existing = Permission.objects.filter(codename__startswith="publish_")
+    for key in existing.values_list("content_type_id", "codename"):
+        wanted.pop(key, None)
+    Permission.objects.bulk_create(wanted.values())
 
 
-def sync_editors_group(**kwargs):
-    """Create or refresh the Editors and Contributors groups; run after every migrate
-    (idempotent). Returns the Editors group."""
+def sync_after_last_app(sender, **kwargs):
+    """post_migrate is sent once per app with models, in INSTALLED_APPS order (after a migrate
+    and after every flush): the groups are synced once, after the last app's, when every
+    model's permissions exist."""
+    with_models = [config for config in apps.get_app_configs() if config.models_module]
+    if with_models and sender is with_models[-1]:
+        sync_editors_group()
+
+
+def sync_editors_group():
+    """Create or refresh the Editors and Contributors groups (idempotent). Returns the Editors
+    group."""
     sync_publish_permissions()
     editorial = Permission.objects.filter(content_type__app_label__in=EDITORIAL_APPS)
     editors, _ = Group.objects.get_or_create(name=EDITORS_GROUP)

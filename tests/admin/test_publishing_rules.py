@@ -4,12 +4,12 @@ API), refusals stand next to the field; only users with the publish permission p
 contributors submit for review."""
 
 import pytest
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, Permission
 from django.urls import reverse
 
 from citations.models import Citation, Paper
 from notes.models import ResearchNote
-from publishing.editors import EDITORS_GROUP
+from publishing.editors import CONTRIBUTORS_GROUP, EDITORIAL_APPS, EDITORS_GROUP
 from publishing.models import Status, can_publish
 from tests.factories import (
     CitationFactory,
@@ -234,3 +234,24 @@ def test_the_api_publishes_a_citation_only_classified_or_explicitly_unclassified
     )
     assert response.status_code == 200, response.content
     assert Citation.objects.get(pk=edge.pk).status == Status.PUBLISHED
+
+
+def test_a_migrate_syncs_the_editors_groups_once_with_every_permission():
+    """post_migrate is sent once per app: the groups are synced after the last one, when every
+    model's permissions exist, not once per app (every transactional test's flush sends it)."""
+    from django.core.management.sql import emit_post_migrate_signal
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    Group.objects.all().delete()
+    Permission.objects.filter(codename="publish_paper").delete()
+    with CaptureQueriesContext(connection) as queries:
+        emit_post_migrate_signal(verbosity=0, interactive=False, db="default")
+    editorial = Permission.objects.filter(content_type__app_label__in=EDITORIAL_APPS)
+    editors = Group.objects.get(name=EDITORS_GROUP)
+    assert set(editors.permissions.all()) == set(editorial)
+    assert editors.permissions.filter(codename="publish_paper").exists()
+    contributors = Group.objects.get(name=CONTRIBUTORS_GROUP)
+    assert contributors.permissions.filter(codename="change_paper").exists()
+    assert not contributors.permissions.filter(codename="publish_paper").exists()
+    assert len(queries) < 150  # 1,460 when every app's signal synced the groups
