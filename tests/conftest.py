@@ -84,6 +84,7 @@ class SharedDemo:
                 self.atomic = transaction.atomic()
                 self.atomic.__enter__()
                 DemoLoader().load()
+                CommittedDemo.keep()
 
     def drop(self):
         if self.atomic is not None:
@@ -120,21 +121,30 @@ def pytest_collection_modifyitems(items):
 
 class CommittedDemo:
     """The demo content for transactional tests, which cannot share the open transaction.
-    The loader runs once per process (thousands of saves and their signals, about 4 s); its
-    rows are kept and written back, table by table, for each later test that asks (a fraction
-    of a second). pytest-django flushes every table after such a test, and the flush's
-    post_migrate adds content types and permissions again: those rows are replaced by the kept
-    ones, whose ids the rest of the demo refers to."""
+    The loader runs once per process (thousands of saves and their signals, several seconds):
+    its rows are read where it ran (in the shared demo's transaction, or here when no test of
+    this process asked for that) and written back, table by table, for each transactional test
+    that asks (a fraction of a second). pytest-django flushes every table after such a test,
+    and the flush's post_migrate adds content types and permissions again: those rows are
+    replaced by the kept ones, whose ids the rest of the demo refers to. The rows are those of
+    an uncommitted load either way: the tasks its commit would queue (refits, neighbour
+    refreshes) are not in them, as the shared demo has none."""
 
     rows = None  # {table: (columns, rows)}
 
     @classmethod
+    def keep(cls):
+        if cls.rows is None:
+            cls.rows = cls.read()
+
+    @classmethod
     def load(cls):
         if cls.rows is None:
-            DemoLoader().load()
-            cls.rows = cls.read()
-        else:
-            cls.write_back()
+            with transaction.atomic():
+                DemoLoader().load()
+                cls.keep()
+                transaction.set_rollback(True)
+        cls.write_back()
 
     @staticmethod
     def tables():
