@@ -4,6 +4,7 @@ and timeline (`recount_citations`, for the papers whose edges moved), the facet 
 the recounts themselves. Connected in CitationsConfig.ready(); fixture loading (raw) is
 recounted by whoever loads."""
 
+from citations.dates import known_year
 from citations.stats.counts import (
     CitationCount,
     CitingTimelineCount,
@@ -27,10 +28,15 @@ def paper_saved(sender, instance, created, raw=False, **kwargs):
         return
     if created:
         recount_citations({instance.pk})
+        if instance.status == "published":
+            # It has no tags or layers yet (those come after its save, each with its own
+            # recount): only the totals, its year and the "no layer" count can move.
+            date = instance._meta.get_field("publication_date").to_python(instance.publication_date)
+            year = known_year(date, instance.date_precision)
+            recount_paper_facets(years={year}, layers=set())
     elif changed:
         recount_citations(set(instance.citations_made.values_list("cited_paper", flat=True)))
         recount_tags(set(instance.tagged_items.values_list("tag", flat=True)))
-    if changed or (created and instance.status == "published"):
         recount_paper_facets()
 
 

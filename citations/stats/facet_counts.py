@@ -92,28 +92,35 @@ def layer_quarters_and_total(layer_id):
     return quarters, total
 
 
-def counted_now(tags=None, layers=None, apps=None):
+def counted_now(tags=None, layers=None, years=None, apps=None):
     """{(scope, dimension, value, quarter): count} of the papers as they are now, above zero:
-    every count, or only the tag counts of `tags`, or only the counts that layers `layers`
-    move (theirs and "no-layer")."""
+    every count, or only the groups named: the tag counts of `tags`; the counts layers
+    `layers` move (theirs and "no-layer"); the totals and the year counts of `years` (None in
+    it: the undated)."""
     models_from = (apps or django_apps).get_model
     paper_model = models_from("citations", "Paper")
     on_layers = paper_model.layers.through.objects.filter(published_q("paper__"))
     public = paper_model._base_manager.filter(published_q())
     indexed = public.filter(in_research_index=True)
+    every_group = tags is None and layers is None and years is None
     counts = collections.Counter()
 
     def add(scope, dimension, rows, value, quarter=None):
         for row in rows.annotate(n=Count("*")).order_by():
             counts[(scope, dimension, row[value] or 0, row[quarter] if quarter else 0)] += row["n"]
 
-    if tags is None and layers is None:
-        year = known_year_expression()
+    if every_group or years is not None:
         counts[(PUBLIC, ALL, 0, 0)] = public.count()
         counts[(INDEX, ALL, 0, 0)] = indexed.count()
-        add(PUBLIC, YEAR, public.annotate(y=year).values("y"), "y")
-        add(INDEX, YEAR, indexed.annotate(y=year).filter(y__isnull=False).values("y"), "y")
-    if tags is None:  # every layer's counts, or those of `layers`
+        public_years = public.annotate(y=known_year_expression())
+        if years is not None:
+            known = {year for year in years if year is not None}
+            undated = Q(y__isnull=True) if None in years else Q(pk__in=[])
+            public_years = public_years.filter(Q(y__in=known) | undated)
+        add(PUBLIC, YEAR, public_years.values("y"), "y")
+        index_years = public_years.filter(in_research_index=True, y__isnull=False)
+        add(INDEX, YEAR, index_years.values("y"), "y")
+    if every_group or layers is not None:
         if layers is not None:
             on_layers = on_layers.filter(layer__in=layers)
         shown = paper_model.layers.through.objects.filter(published_q("layer__"))
@@ -127,7 +134,7 @@ def counted_now(tags=None, layers=None, apps=None):
             known_quarter_q("paper__publication_date", "paper__date_precision")
         ).annotate(q=quarter_number_expression("paper__publication_date"))
         add(PUBLIC, LAYER_QUARTER, dated.values("layer", "q"), "layer", "q")
-    if layers is None:  # every tag's counts, or those of `tags`
+    if every_group or tags is not None:
         tagged = models_from("citations", "TaggedPaper").objects.filter(
             published_q("content_object__"), content_object__in_research_index=True
         )
@@ -137,26 +144,31 @@ def counted_now(tags=None, layers=None, apps=None):
     return {key: n for key, n in counts.items() if n}
 
 
-def recount_paper_facets(tags=None, layers=None, apps=None):
+def recount_paper_facets(tags=None, layers=None, years=None, apps=None):
     """Count the stored figures again from the papers and replace them: all of them, or only
-    those of some tags (a tag put on or taken off a paper) or of some layers (a paper's layers
-    or a layer's publication changed). Returns how many counts it stored. `apps`: a migration's
-    app registry, when called from one."""
+    the groups named (counted_now): some tags' (a tag put on or taken off a paper), some
+    layers' (a paper's layers or a layer's publication changed), the totals and some years'
+    (a new paper, which has no tags or layers yet). Returns how many counts it stored. `apps`:
+    a migration's app registry, when called from one."""
     count_model = (apps or django_apps).get_model("citations", "PaperFacetCount")
     table = connection.ops.quote_name(count_model._meta.db_table)
     replaced = count_model.objects.all()
-    if tags is not None:
-        replaced = replaced.filter(dimension=TAG, value__in=tags)
-    elif layers is not None:
-        replaced = replaced.filter(
-            Q(dimension__in=(LAYER, LAYER_QUARTER), value__in=layers) | Q(dimension=NO_LAYER)
-        )
+    if tags is not None or layers is not None or years is not None:
+        groups = Q(pk__in=[])
+        if tags is not None:
+            groups |= Q(dimension=TAG, value__in=tags)
+        if layers is not None:
+            groups |= Q(dimension__in=(LAYER, LAYER_QUARTER), value__in=layers)
+            groups |= Q(dimension=NO_LAYER)
+        if years is not None:
+            groups |= Q(dimension=ALL) | Q(dimension=YEAR, value__in={y or 0 for y in years})
+        replaced = replaced.filter(groups)
     with transaction.atomic(), connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # Recounts take turns: a later one waits, then counts what the earlier one left.
             # Readers are not blocked; they see the old counts until this commits.
             cursor.execute(f"LOCK TABLE {table} IN EXCLUSIVE MODE")
-        counts = counted_now(tags, layers, apps)
+        counts = counted_now(tags, layers, years, apps)
         # A raw delete: a queryset's delete() would announce each row to the page cache.
         replaced._raw_delete(replaced.db)
         count_model.objects.bulk_create(

@@ -173,6 +173,25 @@ def test_a_recount_works_its_counts_out_afresh_so_no_error_outlives_it():
     assert_counts_right()
 
 
+def test_a_new_paper_counts_again_only_what_it_can_move():
+    """A new paper has no tags or layers yet (they come after its save, each with its own
+    recount): its save counts the totals, its year and the papers on no layer again, not
+    every stored figure, so adding a paper (the admin, an import's saves) does not count the
+    whole table. A figure of another year is left as it was; every figure it moves is right."""
+    layer = LayerFactory()
+    PaperFactory(publication_date=datetime.date(2020, 1, 1)).layers.add(layer)
+    PaperFactory(publication_date=datetime.date(2021, 1, 1)).tags.add("grpo")
+    PaperFacetCount.objects.filter(scope=PUBLIC, dimension=YEAR, value=2020).update(count=99)
+    PaperFactory(publication_date=datetime.date(2024, 3, 1))
+    PaperFactory(publication_date=None)
+    PaperFactory(publication_date=datetime.date(2021, 5, 1), date_precision=DatePrecision.UNKNOWN)
+    PaperFactory(draft=True, publication_date=datetime.date(2021, 1, 1))
+    stored, expected = stored_counts(), expected_counts()
+    assert stored.pop((PUBLIC, YEAR, 2020, 0)) == 99
+    assert expected.pop((PUBLIC, YEAR, 2020, 0)) == 1
+    assert stored == expected
+
+
 def test_counts_follow_scheduled_publication_and_expiry():
     now = timezone.now()
     layer = LayerFactory(published_at=now + 3 * HOUR)  # appears later
