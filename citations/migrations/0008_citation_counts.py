@@ -31,5 +31,5 @@ class Migration(migrations.Migration):
                 'indexes': [models.Index(fields=['-total', '-paper'], name='citation_count_total')],
             },
         ),
-        migrations.RunPython(count_every_paper, migrations.RunPython.noop, elidable=False),
+        migrations.RunPython(count_every_paper, migrations.RunPython.noop, elidable=True),
     ]

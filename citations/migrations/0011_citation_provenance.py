@@ -138,5 +138,5 @@ class Migration(migrations.Migration):
                 name="citation_confidence_0_to_1",
             ),
         ),
-        migrations.RunPython(date_existing_classifications, migrations.RunPython.noop),
+        migrations.RunPython(date_existing_classifications, migrations.RunPython.noop, elidable=True),
     ]

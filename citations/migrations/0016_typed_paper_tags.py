@@ -42,7 +42,7 @@ class Migration(migrations.Migration):
                 ('tag', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tagged_papers', to='rlscaling.tag')),
             ],
         ),
-        migrations.RunPython(copy_taggit_rows, migrations.RunPython.noop),
+        migrations.RunPython(copy_taggit_rows, migrations.RunPython.noop, elidable=True),
         migrations.AlterField(
             model_name='paper',
             name='tags',

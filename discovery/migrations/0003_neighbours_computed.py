@@ -41,5 +41,5 @@ class Migration(migrations.Migration):
                 'verbose_name_plural': 'neighbours computed',
             },
         ),
-        migrations.RunPython(mark_refreshed_papers, migrations.RunPython.noop),
+        migrations.RunPython(mark_refreshed_papers, migrations.RunPython.noop, elidable=True),
     ]

@@ -48,7 +48,7 @@ class Migration(migrations.Migration):
                 ('tag', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tagged_notes', to='rlscaling.tag')),
             ],
         ),
-        migrations.RunPython(copy_taggit_rows, migrations.RunPython.noop),
+        migrations.RunPython(copy_taggit_rows, migrations.RunPython.noop, elidable=True),
         migrations.AlterField(
             model_name='researchnote',
             name='tags',

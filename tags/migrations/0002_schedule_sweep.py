@@ -25,5 +25,5 @@ class Migration(migrations.Migration):
                 ('swept_until', models.DateTimeField()),
             ],
         ),
-        migrations.RunPython(start_sweeping_now, migrations.RunPython.noop),
+        migrations.RunPython(start_sweeping_now, migrations.RunPython.noop, elidable=True),
     ]
