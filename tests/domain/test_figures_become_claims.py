@@ -17,9 +17,12 @@ from evidence.models import Claim
 from notes.models import ResearchNote
 from tests.factories import ClaimFactory, ResearchNoteFactory
 
-BEFORE = ("notes", "0007_status_scheduled")
-AFTER = ("notes", "0009_delete_reportedfigure")
-CLAIMS = ("bottlenecks", "0005_status_submitted_for_review")  # the one 0007 depends on
+# The test database is built from the squashed migrations, so the migration is run as the
+# squash of notes 0008-0009 that copies it (docs/decisions/0025-squashed-migrations.md): back
+# to the squash of 0001-0007 (notes 0007's state) and forward again.
+BEFORE = ("notes", "0001_squashed_0007_status_scheduled")
+AFTER = ("notes", "0008_figures_become_claims_squashed_0009_delete_reportedfigure")
+CLAIMS = ("bottlenecks", "0008_claim_results_squashed_0011_failure_signal_why")
 PUBLISHED_AT = datetime.datetime(2026, 9, 1, 12, tzinfo=datetime.UTC)
 
 
