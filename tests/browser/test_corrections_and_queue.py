@@ -5,11 +5,13 @@ an editor classifies 24 edges in the classification queue with the keyboard in u
 import time
 
 import pytest
+from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from citations.corrections.models import CorrectionSuggestion
 from citations.models import Citation, CitationSource, Paper
-from tests.factories import USER_PASSWORD, CitationFactory, PaperFactory, UserFactory
+from tests.browser.test_admin_csp import sign_in
+from tests.factories import CitationFactory, PaperFactory, UserFactory
 from tests.helpers import ART_OF_SCALING
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-corrections-and-queue")]
@@ -50,11 +52,7 @@ def real_problems(page):
 
 
 def log_in(page, site):
-    page.goto(f"{site}/admin/login/")
-    page.fill("#id_username", "queue-editor")
-    page.fill("#id_password", USER_PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{site}/admin/")
+    sign_in(page.context, site, get_user_model().objects.get(username="queue-editor"))
 
 
 def test_a_reader_suggests_an_editor_accepts_and_the_hub_changes(site, chromium):

@@ -8,20 +8,16 @@ from django.urls import reverse
 from citations.models import Citation
 from notes.models import ResearchNote
 from publishing.revisions import DraftRevision
-from tests.factories import USER_PASSWORD, CitationFactory, ResearchNoteFactory, UserFactory
+from tests.browser.test_admin_csp import sign_in
+from tests.factories import CitationFactory, ResearchNoteFactory, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-draft-revision-conflicts")]
 
 
 def signed_in(chromium, live_server, username):
-    UserFactory(editor=True, username=username)
-    page = chromium.new_context(viewport={"width": 1366, "height": 900}).new_page()
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", USER_PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
-    return page
+    editor = UserFactory(editor=True, username=username)
+    context = chromium.new_context(viewport={"width": 1366, "height": 900})
+    return sign_in(context, live_server.url, editor).new_page()
 
 
 def change_url(live_server, obj):

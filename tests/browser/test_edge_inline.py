@@ -6,8 +6,8 @@ import pytest
 
 from citations.models import Citation
 from tests.browser.conftest import PHONE
+from tests.browser.test_admin_csp import sign_in
 from tests.factories import (
-    USER_PASSWORD,
     CitationFactory,
     CitationPolarityFactory,
     CitationRoleFactory,
@@ -37,13 +37,9 @@ def hub(transactional_db):
 
 
 def signed_in(open_page, live_server, username, viewport=LAPTOP):
-    UserFactory(editor=True, username=username)
+    editor = UserFactory(editor=True, username=username)
     page = open_page(viewport)
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", USER_PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
+    sign_in(page.context, live_server.url, editor)
     return page
 
 

@@ -13,7 +13,8 @@ from django.utils import timezone
 from notes.models import ResearchNote
 from publishing.models import Status
 from publishing.revisions import DraftRevision
-from tests.factories import USER_PASSWORD, ResearchNoteFactory, UserFactory
+from tests.browser.test_admin_csp import sign_in
+from tests.factories import ResearchNoteFactory, UserFactory
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("SCREENSHOT_DIR") or ROOT / "test-artifacts")
@@ -41,12 +42,9 @@ def test_the_dashboard_shows_what_needs_attention_and_links_to_it(demo, live_ser
     live = needs_attention(editor)
     site = live_server.url
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page = chromium.new_page(viewport={"width": 1366, "height": 900})
-    page.goto(f"{site}/admin/login/")
-    page.fill("#id_username", "dashboard-editor")
-    page.fill("#id_password", USER_PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{site}/admin/")
+    context = chromium.new_context(viewport={"width": 1366, "height": 900})
+    page = sign_in(context, site, editor).new_page()
+    page.goto(f"{site}/admin/")
 
     dashboard = page.locator(".editor-dashboard")
     expect(dashboard.locator("h2")).to_have_text("Needs attention")

@@ -7,7 +7,8 @@ import pytest
 from django.urls import reverse
 
 from notes.models import ResearchNote
-from tests.factories import USER_PASSWORD, ResearchNoteFactory, UserFactory
+from tests.browser.test_admin_csp import sign_in
+from tests.factories import ResearchNoteFactory, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-editor-history-journey")]
 
@@ -18,13 +19,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-editor-histo
 def test_draft_revision_preview_publish_compare_revert_and_recover(
     transactional_db, live_server, chromium
 ):
-    UserFactory(editor=True, username="history-editor")
+    editor = UserFactory(editor=True, username="history-editor")
     note = ResearchNoteFactory(title="Live browser note", dek="The published standfirst.")
     note.tags.add("original-tag")
     change_url = live_server.url + reverse("admin:notes_researchnote_change", args=[note.pk])
     public_url = live_server.url + note.get_absolute_url()
 
-    context = chromium.new_context(viewport={"width": 1366, "height": 900})
+    context = sign_in(
+        chromium.new_context(viewport={"width": 1366, "height": 900}), live_server.url, editor
+    )
     page = context.new_page()
     problems = []
     page.on("pageerror", lambda error: problems.append(str(error)))
@@ -35,11 +38,6 @@ def test_draft_revision_preview_publish_compare_revert_and_recover(
         ),
     )
     reader = chromium.new_page()  # another browser context: an anonymous reader
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "history-editor")
-    page.fill("#id_password", USER_PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
 
     # 1. A draft revision of the live note: readers still see the published version.
     page.goto(change_url)

@@ -7,7 +7,8 @@ import re
 import pytest
 
 from citations.models import Paper
-from tests.factories import USER_PASSWORD, UserFactory
+from tests.browser.test_admin_csp import sign_in
+from tests.factories import UserFactory
 from tests.helpers import ART_OF_SCALING
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-editor-journey")]
@@ -27,14 +28,9 @@ def public_count(page, site):
 
 
 def test_add_a_paper_with_authors_and_cite_the_hub_inline(demo, live_server, chromium):
-    UserFactory(editor=True, username="journey-editor")
+    editor = UserFactory(editor=True, username="journey-editor")
     site = live_server.url
-    page = chromium.new_page()
-    page.goto(f"{site}/admin/login/")
-    page.fill("#id_username", "journey-editor")
-    page.fill("#id_password", USER_PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{site}/admin/")
+    page = sign_in(chromium.new_context(), site, editor).new_page()
     before = public_count(page, site)
 
     page.goto(f"{site}/admin/citations/paper/add/")

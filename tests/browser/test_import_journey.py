@@ -6,7 +6,8 @@ from django.core.management import call_command
 
 from citations.importers import runs
 from citations.models import CitationRole
-from tests.factories import USER_PASSWORD, UserFactory
+from tests.browser.test_admin_csp import sign_in
+from tests.factories import UserFactory
 from tests.helpers import IMPORT_FIXTURES
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-import-journey")]
@@ -19,16 +20,11 @@ ENTRY = r"""@article{vanderberg2024,
 
 
 def test_paste_see_the_dry_run_confirm_and_find_the_draft(transactional_db, live_server, chromium):
-    UserFactory(editor=True, username="import-editor")
+    editor = UserFactory(editor=True, username="import-editor")
     CitationRole.objects.get_or_create(slug="background", defaults={"name": "Background"})
-    page = chromium.new_page()
+    page = sign_in(chromium.new_context(), live_server.url, editor).new_page()
     problems = []
     page.on("pageerror", lambda error: problems.append(str(error)))
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "import-editor")
-    page.fill("#id_password", USER_PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
 
     page.goto(f"{live_server.url}/admin/citations/importrun/add/")
     page.fill("#id_text", ENTRY)
@@ -60,13 +56,8 @@ def test_a_large_import_follows_its_dry_run_and_its_application(
         "default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}
     }
     monkeypatch.setattr(runs, "BACKGROUND_FROM", 2)
-    UserFactory(editor=True, username="import-editor")
-    page = chromium.new_page()
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", "import-editor")
-    page.fill("#id_password", USER_PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
+    editor = UserFactory(editor=True, username="import-editor")
+    page = sign_in(chromium.new_context(), live_server.url, editor).new_page()
 
     page.goto(f"{live_server.url}/admin/citations/importrun/add/")
     page.set_input_files("#id_file", str(IMPORT_FIXTURES / "openalex_works.jsonl"))

@@ -10,8 +10,9 @@ from django.core.management import call_command
 from results.fits import sigmoid
 from results.models import Fit, Series
 from tests.browser.test_accessibility import violations
+from tests.browser.test_admin_csp import sign_in
 from tests.browser.test_editor_journey import saved
-from tests.factories import USER_PASSWORD, PaperFactory, UserFactory
+from tests.factories import PaperFactory, UserFactory
 from tests.results.factories import TRUTH, BenchmarkFactory, SeriesFactory, curve_points
 
 # In the slow step: a walk through the admin, the worker and two widths is long beside the
@@ -56,7 +57,7 @@ def enter_series(page, site, paper, benchmark):
 
 
 def test_enter_a_run_see_its_fit_and_compare_two_recipes(transactional_db, live_server, chromium):
-    UserFactory(editor=True, username="results-editor")
+    user = UserFactory(editor=True, username="results-editor")
     paper = PaperFactory(title="A Paper Reporting Two Recipes", arxiv_id="2601.00042")
     benchmark = BenchmarkFactory(name="AIME 2024 walk", slug="aime-2024-walk")
     other = SeriesFactory(benchmark=benchmark, paper=paper, name="Baseline recipe")
@@ -64,13 +65,8 @@ def test_enter_a_run_see_its_fit_and_compare_two_recipes(transactional_db, live_
     call_command("refit_results", "--series", other.slug, verbosity=0)
     site = live_server.url
 
-    editor = chromium.new_context(viewport={"width": 1280, "height": 900})
+    editor = sign_in(chromium.new_context(viewport={"width": 1280, "height": 900}), site, user)
     page = editor.new_page()
-    page.goto(f"{site}/admin/login/")
-    page.fill("#id_username", "results-editor")
-    page.fill("#id_password", USER_PASSWORD)
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{site}/admin/")
     series = enter_series(page, site, paper, benchmark)
     assert series.points.count() == 6
     assert not Fit.objects.filter(series=series).exists()  # the request does not fit
