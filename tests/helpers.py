@@ -9,6 +9,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from unittest import mock
 
+from django.conf import settings
+from django.test import Client
 from django.urls import URLResolver, get_resolver
 from rest_framework.authtoken.models import Token
 from rest_framework.mixins import ListModelMixin
@@ -354,3 +356,15 @@ def reader_query_parameters():
         if names:
             lists[route] = frozenset(names)
     return lists
+
+
+def sign_in(context, site, user):
+    """A browser context signed in as `user`, with the session cookie of a test client's
+    force_login. The login form itself is walked by tests/browser/test_admin_csp.py (and
+    in-process in tests/admin); the other browser tests start past it, as a form login costs
+    about a second of Chromium."""
+    client = Client()
+    client.force_login(user)
+    cookie = client.cookies[settings.SESSION_COOKIE_NAME]
+    context.add_cookies([{"name": cookie.key, "value": cookie.value, "url": site}])
+    return context

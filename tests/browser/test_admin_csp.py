@@ -4,24 +4,10 @@ prepopulation, inline rows, author ordering, the two-box layer picker, autocompl
 no CSP refusal."""
 
 import pytest
-from django.conf import settings
-from django.test import Client
 
 from tests.factories import USER_PASSWORD, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-admin-csp")]
-
-
-def sign_in(context, site, user):
-    """Starts a browser context signed in as `user`, with the session cookie of a test client's
-    force_login. The login form itself is walked here, in
-    test_an_editor_can_use_the_admin_under_the_csp (and in-process in tests/admin); the other
-    browser tests start past it, as a form login costs about a second of Chromium."""
-    client = Client()
-    client.force_login(user)
-    cookie = client.cookies[settings.SESSION_COOKIE_NAME]
-    context.add_cookies([{"name": cookie.key, "value": cookie.value, "url": site}])
-    return context
 
 
 @pytest.fixture

@@ -10,9 +10,8 @@ from playwright.sync_api import expect
 
 from citations.corrections.models import CorrectionSuggestion
 from citations.models import Citation, CitationSource, Paper
-from tests.browser.test_admin_csp import sign_in
 from tests.factories import CitationFactory, PaperFactory, UserFactory
-from tests.helpers import ART_OF_SCALING
+from tests.helpers import ART_OF_SCALING, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-corrections-and-queue")]
 

@@ -8,8 +8,8 @@ from django.urls import reverse
 from citations.models import Citation
 from notes.models import ResearchNote
 from publishing.revisions import DraftRevision
-from tests.browser.test_admin_csp import sign_in
 from tests.factories import CitationFactory, ResearchNoteFactory, UserFactory
+from tests.helpers import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-draft-revision-conflicts")]
 

@@ -6,7 +6,6 @@ import pytest
 
 from citations.models import Citation
 from tests.browser.conftest import PHONE
-from tests.browser.test_admin_csp import sign_in
 from tests.factories import (
     CitationFactory,
     CitationPolarityFactory,
@@ -14,6 +13,7 @@ from tests.factories import (
     PaperFactory,
     UserFactory,
 )
+from tests.helpers import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-edge-inline")]
 

@@ -13,8 +13,8 @@ from django.utils import timezone
 from notes.models import ResearchNote
 from publishing.models import Status
 from publishing.revisions import DraftRevision
-from tests.browser.test_admin_csp import sign_in
 from tests.factories import ResearchNoteFactory, UserFactory
+from tests.helpers import sign_in
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path(os.environ.get("SCREENSHOT_DIR") or ROOT / "test-artifacts")

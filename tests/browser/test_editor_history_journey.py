@@ -7,8 +7,8 @@ import pytest
 from django.urls import reverse
 
 from notes.models import ResearchNote
-from tests.browser.test_admin_csp import sign_in
 from tests.factories import ResearchNoteFactory, UserFactory
+from tests.helpers import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-editor-history-journey")]
 

@@ -7,9 +7,8 @@ import re
 import pytest
 
 from citations.models import Paper
-from tests.browser.test_admin_csp import sign_in
 from tests.factories import UserFactory
-from tests.helpers import ART_OF_SCALING
+from tests.helpers import ART_OF_SCALING, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-editor-journey")]
 

@@ -6,9 +6,8 @@ from django.core.management import call_command
 
 from citations.importers import runs
 from citations.models import CitationRole
-from tests.browser.test_admin_csp import sign_in
 from tests.factories import UserFactory
-from tests.helpers import IMPORT_FIXTURES
+from tests.helpers import IMPORT_FIXTURES, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("browser-import-journey")]
 

@@ -10,9 +10,9 @@ from django.core.management import call_command
 from results.fits import sigmoid
 from results.models import Fit, Series
 from tests.browser.test_accessibility import violations
-from tests.browser.test_admin_csp import sign_in
 from tests.browser.test_editor_journey import saved
 from tests.factories import PaperFactory, UserFactory
+from tests.helpers import sign_in
 from tests.results.factories import TRUTH, BenchmarkFactory, SeriesFactory, curve_points
 
 # In the slow step: a walk through the admin, the worker and two widths is long beside the
