@@ -3,10 +3,11 @@
 paper counts per layer and the API's unfiltered `papers/?group_by=year` and `group_by=layer`.
 
 Counting them per request scanned the paper table on every reader's request
-(docs/decisions/0006-stored-facet-counts.md). `recount_paper_facets()` counts them all
-again, a few grouped queries over the papers, and replaces the table: it runs on every change
-that can move a count (citations/signals.py) and at the end of every bulk path, so there is
-nothing to keep per paper and no order to get right.
+(docs/decisions/0006-stored-facet-counts.md). `recount_paper_facets()` counts them again, a
+few grouped queries over the papers, and replaces what it counted: every figure, or only the
+groups a change can move (a tag's, a layer's, the totals and a year's). It runs on every
+change that can move a count (citations/signals.py) and at the end of every bulk path, so
+there is nothing to keep per paper and no order to get right.
 
 Counts, as (scope, dimension, value):
 - scope "index": papers in the research index (published, `in_research_index`); "public":
